@@ -1,0 +1,60 @@
+/*
+ * cli.h - the corpus-gw command line: a table of subcommands, a small
+ * option parser shared by all of them, and the renderers for people.
+ * Commands print to stdout; errors go to stderr as one line; the exit code
+ * comes from cg_code_exit() (SPEC 6: 0, 2, 10, 1).
+ */
+#ifndef CG_CLI_H
+#define CG_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "cg_err.h"
+
+#define CLI_MAX_VALUES 64
+
+/* One option a command accepts. */
+typedef struct cli_opt {
+	const char *name; /* long name without "--" */
+	bool has_arg;
+	bool repeat;	  /* may be given many times */
+	const char *help;
+} cli_opt;
+
+/* Parsed command line: option values by index into the command's table,
+ * and the positional arguments. */
+typedef struct cli_args {
+	const cli_opt *opts;
+	size_t nopts;
+	const char *values[32][CLI_MAX_VALUES]; /* per option */
+	size_t nvalues[32];
+	const char *pos[CLI_MAX_VALUES];
+	size_t npos;
+} cli_args;
+
+int cli_parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc,
+	      char **argv, cg_err *err);
+/* The last value of option name, or NULL. */
+const char *cli_get(const cli_args *a, const char *name);
+bool cli_flag(const cli_args *a, const char *name);
+size_t cli_all(const cli_args *a, const char *name, const char ***out);
+
+void cli_usage(const char *cmd, const char *synopsis, const char *about,
+	       const cli_opt *opts, size_t nopts);
+
+/* Prints an error line and returns the exit code for it. */
+int cli_fail(const char *cmd, const cg_err *err);
+
+/* Prints a JSON value to stdout, indented, with a final newline. */
+void cli_print_json(const json_t *v);
+
+/* Renders a search answer for a person. */
+void cli_render_search(const json_t *ans, bool explain);
+
+int cmd_index(int argc, char **argv);
+int cmd_query(int argc, char **argv);
+
+#endif

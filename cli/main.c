@@ -1,0 +1,47 @@
+/*
+ * main.c - the corpus-gw binary: dispatches to a subcommand.  Everything
+ * else lives in the cgcore library so that tests link the same code.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *help;
+} commands[] = {
+    {"index", cmd_index, "index every wiki of a workspace (incremental)"},
+    {"query", cmd_query, "search a workspace"},
+};
+
+static void
+usage(FILE *out)
+{
+	fprintf(out, "usage: corpus-gw COMMAND [options]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name,
+			commands[i].help);
+	fprintf(out, "\n`corpus-gw COMMAND --help` describes a command.\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "corpus-gw: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,71 @@
+/*
+ * cg_err.c - error struct helpers and the one table that maps the project's
+ * error codes to names and CLI exit codes.  The HTTP mapping lives in the
+ * gateway but reads cg_code_name() so that every surface agrees.
+ */
+#include "cg_err.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void
+cg_err_clear(cg_err *err)
+{
+	if (err == NULL)
+		return;
+	err->code = 0;
+	err->msg[0] = '\0';
+}
+
+int
+cg_err_set(cg_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || err->code != 0)
+		return code;
+	err->code = code;
+	va_start(ap, fmt);
+	(void)vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static const struct {
+	int code;
+	const char *name;
+	int exit_code;
+} code_table[] = {
+	{CG_OK, "ok", 0},
+	{CG_ERR, "failure", 1},
+	{CG_EINVAL, "invalid_input", 2},
+	{CG_ENOPROV, "not_provisioned", 10},
+	{CG_ENOMEM, "out_of_memory", 1},
+	{CG_EIO, "io_error", 1},
+	{CG_ECORRUPT, "corrupt_index", 1},
+	{CG_ENOTFOUND, "not_found", 2},
+	{CG_EDENIED, "denied", 2},
+	{CG_ETOOBIG, "too_big", 2},
+	{CG_EPARSE, "parse_error", 2},
+	{CG_ETIMEDOUT, "timeout", 1},
+	{CG_EUNAVAIL, "unavailable", 1},
+	{CG_EPROTO, "bad_reply", 1},
+};
+
+const char *
+cg_code_name(int code)
+{
+	for (size_t i = 0; i < sizeof(code_table) / sizeof(code_table[0]); i++)
+		if (code_table[i].code == code)
+			return code_table[i].name;
+	return "failure";
+}
+
+int
+cg_code_exit(int code)
+{
+	for (size_t i = 0; i < sizeof(code_table) / sizeof(code_table[0]); i++)
+		if (code_table[i].code == code)
+			return code_table[i].exit_code;
+	return 1;
+}

@@ -1,0 +1,56 @@
+/*
+ * cg_err.h - the project's error codes and the caller-owned error struct.
+ *
+ * Every fallible function returns 0 (CG_OK) or a negative code from enum
+ * cg_code and, when the caller passes a cg_err, fills it once, where the
+ * failure is detected, with a message that names the context (path, node,
+ * URL).  Callers pass the struct up unchanged.  Nothing here allocates.
+ */
+#ifndef CG_ERR_H
+#define CG_ERR_H
+
+#include <stdarg.h>
+
+enum cg_code {
+	CG_OK = 0,
+	CG_ERR = -1,	  /* other failure */
+	CG_EINVAL = -2,	  /* invalid input; the message says what is valid */
+	CG_ENOPROV = -3,  /* nothing provisioned to search */
+	CG_ENOMEM = -4,	  /* out of memory */
+	CG_EIO = -5,	  /* file system or OS error */
+	CG_ECORRUPT = -6, /* a derived artifact (index) is corrupt */
+	CG_ENOTFOUND = -7, /* no such page, source or uri */
+	CG_EDENIED = -8,  /* refused: outside a root, or not granted */
+	CG_ETOOBIG = -9,  /* input larger than its cap */
+	CG_EPARSE = -10,  /* malformed input (YAML, JSON, message) */
+	CG_ETIMEDOUT = -11, /* deadline passed */
+	CG_EUNAVAIL = -12, /* a peer is unreachable */
+	CG_EPROTO = -13,  /* protocol mismatch or bad reply */
+};
+
+#define CG_ERR_MSG_MAX 512
+
+/* Caller-owned error: a code and a fixed message buffer. */
+typedef struct cg_err {
+	int code;		    /* enum cg_code, 0 when unset */
+	char msg[CG_ERR_MSG_MAX]; /* NUL-terminated, "" when unset */
+} cg_err;
+
+/* Clears an error struct; NULL is accepted. */
+void cg_err_clear(cg_err *err);
+
+/*
+ * Sets err (when not NULL) and returns code, so that a failure reads
+ * `return cg_err_set(err, CG_EINVAL, "bad %s", x);`.  An error already set
+ * is not overwritten: the first, innermost message wins.
+ */
+int cg_err_set(cg_err *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The short stable name of a code ("invalid_input", ...). */
+const char *cg_code_name(int code);
+
+/* The CLI exit code for a code (SPEC 6): 0, 2, 10 or 1. */
+int cg_code_exit(int code);
+
+#endif

@@ -1,0 +1,223 @@
+/*
+ * cg_fs.c - file system helpers.  Reads are capped and refuse symlinks so a
+ * page or a config file can never pull in /etc/passwd or exhaust memory.
+ */
+#define _GNU_SOURCE
+#include "cg_fs.h"
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int
+cg_file_read(const char *path, size_t max, char **out, size_t *len,
+	     cg_err *err)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t got = 0;
+	int fd;
+	int rc = 0;
+
+	*out = NULL;
+	if (len != NULL)
+		*len = 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			return cg_err_set(err, CG_EDENIED,
+					  "%s: is a symlink, not followed",
+					  path);
+		if (errno == ENOENT)
+			return cg_err_set(err, CG_ENOTFOUND, "%s: not found",
+					  path);
+		return cg_err_set(err, CG_EIO, "%s: %s", path,
+				  strerror(errno));
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		rc = cg_err_set(err, CG_EINVAL, "%s: not a regular file", path);
+		goto out_close;
+	}
+	if ((uint64_t)st.st_size > max) {
+		rc = cg_err_set(err, CG_ETOOBIG,
+				"%s: %lld bytes, over the %zu byte limit", path,
+				(long long)st.st_size, max);
+		goto out_close;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (buf == NULL) {
+		rc = cg_err_set(err, CG_ENOMEM, "%s: out of memory", path);
+		goto out_close;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rc = cg_err_set(err, CG_EIO, "%s: %s", path,
+					strerror(errno));
+			goto out_free;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	if (len != NULL)
+		*len = got;
+	buf = NULL;
+out_free:
+	free(buf);
+out_close:
+	close(fd);
+	return rc;
+}
+
+int
+cg_file_write_atomic(const char *path, const void *data, size_t len,
+		     cg_err *err)
+{
+	char tmp[PATH_MAX];
+	const char *p = data;
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
+	    (int)sizeof(tmp))
+		return cg_err_set(err, CG_EINVAL, "%s: path too long", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return cg_err_set(err, CG_EIO, "%s: %s", tmp, strerror(errno));
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			unlink(tmp);
+			return cg_err_set(err, CG_EIO, "%s: %s", tmp,
+					  strerror(errno));
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) != 0 || close(fd) != 0) {
+		unlink(tmp);
+		return cg_err_set(err, CG_EIO, "%s: %s", tmp, strerror(errno));
+	}
+	if (rename(tmp, path) != 0) {
+		unlink(tmp);
+		return cg_err_set(err, CG_EIO, "%s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+char *
+cg_path_join(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	size_t lb = strlen(b);
+	char *p;
+
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	p = malloc(la + lb + 2);
+	if (p == NULL)
+		return NULL;
+	memcpy(p, a, la);
+	p[la] = '/';
+	memcpy(p + la + 1, b, lb + 1);
+	return p;
+}
+
+int
+cg_mkdir_p(const char *dir, cg_err *err)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(path))
+		return cg_err_set(err, CG_EINVAL, "bad directory path '%s'",
+				  dir);
+	memcpy(path, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			return cg_err_set(err, CG_EIO, "mkdir %s: %s", path,
+					  strerror(errno));
+		if (i < n)
+			path[i] = '/';
+	}
+	if (!cg_is_dir(dir))
+		return cg_err_set(err, CG_EIO, "%s: not a directory", dir);
+	return 0;
+}
+
+int
+cg_rm_rf(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *de;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : CG_EIO;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path) == 0 ? 0 : CG_EIO;
+	d = opendir(path);
+	if (d == NULL)
+		return CG_EIO;
+	while ((de = readdir(d)) != NULL) {
+		char *child;
+
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		child = cg_path_join(path, de->d_name);
+		if (child == NULL)
+			break;
+		(void)cg_rm_rf(child);
+		free(child);
+	}
+	closedir(d);
+	return rmdir(path) == 0 ? 0 : CG_EIO;
+}
+
+uint64_t
+cg_hash64(const void *p, size_t n)
+{
+	const unsigned char *u = p;
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= u[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+bool
+cg_is_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+char *
+cg_realpath(const char *path)
+{
+	return realpath(path, NULL);
+}

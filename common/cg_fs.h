@@ -1,0 +1,45 @@
+/*
+ * cg_fs.h - the file system helpers every module shares: capped reads that
+ * never follow a symlink, path joining, directory creation, atomic writes
+ * and the content hash used for change detection.
+ */
+#ifndef CG_FS_H
+#define CG_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cg_err.h"
+
+/*
+ * Reads a regular file into a malloc'd NUL-terminated buffer.  The final
+ * path component is opened with O_NOFOLLOW: a symlink is refused with
+ * CG_EDENIED.  A file larger than max gives CG_ETOOBIG.
+ */
+int cg_file_read(const char *path, size_t max, char **out, size_t *len,
+		 cg_err *err);
+
+/* Writes data to path through a temporary file and rename(2). */
+int cg_file_write_atomic(const char *path, const void *data, size_t len,
+			 cg_err *err);
+
+/* Returns a malloc'd "a/b"; a trailing slash on a is not doubled. */
+char *cg_path_join(const char *a, const char *b);
+
+/* Creates dir and its parents (mode 0755); existing dirs are fine. */
+int cg_mkdir_p(const char *dir, cg_err *err);
+
+/* Removes a directory tree (no symlink is followed). */
+int cg_rm_rf(const char *path);
+
+/* 64-bit FNV-1a of the bytes: change detection, not security. */
+uint64_t cg_hash64(const void *p, size_t n);
+
+/* True when path is an existing directory (symlinks not followed). */
+bool cg_is_dir(const char *path);
+
+/* realpath(3) into a malloc'd string, NULL when it fails. */
+char *cg_realpath(const char *path);
+
+#endif

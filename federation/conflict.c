@@ -1,0 +1,197 @@
+/*
+ * conflict.c - groups pages by claim key and picks each group's winner by
+ * the SPEC 4.2 rule.  Pure: no I/O, works on JSON the nodes returned.
+ */
+#include "conflict.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *
+str(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+static int
+conf_rank(const char *c)
+{
+	if (strcmp(c, "high") == 0)
+		return 3;
+	if (strcmp(c, "medium") == 0)
+		return 2;
+	return strcmp(c, "low") == 0 ? 1 : 0;
+}
+
+/* The slug of a page: its file name without ".md". */
+static void
+slug_of(const json_t *p, char *out, size_t n)
+{
+	const char *path = str(p, "path");
+	const char *base = strrchr(path, '/');
+	size_t len;
+
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len > 3 && strcmp(base + len - 3, ".md") == 0)
+		len -= 3;
+	if (len >= n)
+		len = n - 1;
+	memcpy(out, base, len);
+	out[len] = '\0';
+}
+
+/* True when a's supersedes names b (by slug, path or title). */
+static int
+supersedes(const json_t *a, const json_t *b)
+{
+	const json_t *sup = json_object_get(a, "supersedes");
+	char slug[256];
+	size_t i;
+	const json_t *v;
+
+	slug_of(b, slug, sizeof(slug));
+	json_array_foreach(sup, i, v)
+	{
+		const char *s = json_string_value(v);
+		size_t ls;
+		size_t lp;
+		const char *path = str(b, "path");
+
+		if (s == NULL || *s == '\0')
+			continue;
+		ls = strlen(s);
+		lp = strlen(path);
+		if (strcmp(s, slug) == 0 || strcmp(s, str(b, "title")) == 0)
+			return 1;
+		if (lp >= ls && strcmp(path + lp - ls, s) == 0 &&
+		    (lp == ls || path[lp - ls - 1] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Picks the better of a and b; writes why into why. */
+static const json_t *
+better(const json_t *a, const json_t *b, char *why, size_t n)
+{
+	const json_t *newer;
+	const json_t *older;
+	int cmp;
+
+	if (supersedes(a, b) != supersedes(b, a)) {
+		const json_t *w = supersedes(a, b) ? a : b;
+
+		(void)snprintf(why, n, "supersedes wins (%s names %s)",
+			       str(w, "path"), str(w == a ? b : a, "path"));
+		return w;
+	}
+	cmp = strcmp(str(a, "updated_at"), str(b, "updated_at"));
+	if (cmp == 0) {
+		int ca = conf_rank(str(a, "confidence"));
+		int cb = conf_rank(str(b, "confidence"));
+		const json_t *w = ca != cb ? (ca > cb ? a : b)
+				  : strcmp(str(a, "uri"), str(b, "uri")) <= 0
+				      ? a
+				      : b;
+
+		(void)snprintf(why, n, "same date, higher confidence wins (%s)",
+			       ca != cb ? str(w, "confidence")
+					: "tie broken by uri");
+		return w;
+	}
+	newer = cmp > 0 ? a : b;
+	older = cmp > 0 ? b : a;
+	if (strcmp(str(older, "confidence"), "high") == 0 &&
+	    strcmp(str(newer, "confidence"), "high") != 0) {
+		(void)snprintf(why, n, "older wins (high > %s)",
+			       *str(newer, "confidence")
+				   ? str(newer, "confidence")
+				   : "unset");
+		return older;
+	}
+	(void)snprintf(why, n, "newer wins (%s > %s)", str(newer, "updated_at"),
+		       *str(older, "updated_at") ? str(older, "updated_at")
+						 : "undated");
+	return newer;
+}
+
+static json_t *
+conflict_of(const json_t *group)
+{
+	const json_t *winner = json_array_get(group, 0);
+	json_t *pages = json_array();
+	char why[512] = "";
+	size_t i;
+	const json_t *p;
+
+	json_array_foreach(group, i, p)
+	{
+		if (i > 0)
+			winner = better(winner, p, why, sizeof(why));
+		json_array_append_new(
+		    pages,
+		    json_pack("{s:s, s:s, s:s, s:s, s:s}", "uri", str(p, "uri"),
+			      "source", str(p, "source"), "path",
+			      str(p, "path"), "updated_at",
+			      str(p, "updated_at"), "confidence",
+			      str(p, "confidence")));
+	}
+	return json_pack("{s:s, s:s, s:o, s:s, s:s}", "claim_key",
+			 str(winner, "claim_key"), "title", str(winner, "title"),
+			 "pages", pages, "winner", str(winner, "uri"),
+			 "resolution", why);
+}
+
+/* True when the group holds at least two different bodies. */
+static int
+bodies_differ(const json_t *group)
+{
+	const char *first = str(json_array_get(group, 0), "body_hash");
+	size_t i;
+	const json_t *p;
+
+	json_array_foreach(group, i, p)
+		if (strcmp(str(p, "body_hash"), first) != 0)
+			return 1;
+	return 0;
+}
+
+json_t *
+cg_conflicts_find(const json_t *pages)
+{
+	json_t *groups = json_object();
+	json_t *out = json_array();
+	const char *key;
+	json_t *group;
+	size_t i;
+	const json_t *p;
+
+	json_array_foreach(pages, i, p)
+	{
+		const char *k = str(p, "claim_key");
+		json_t *g;
+		size_t j;
+		const json_t *q;
+		int dup = 0;
+
+		if (*k == '\0')
+			continue;
+		g = json_object_get(groups, k);
+		if (g == NULL) {
+			g = json_array();
+			json_object_set_new(groups, k, g);
+		}
+		json_array_foreach(g, j, q)
+			dup |= strcmp(str(q, "uri"), str(p, "uri")) == 0;
+		if (!dup)
+			json_array_append(g, (json_t *)p);
+	}
+	json_object_foreach(groups, key, group)
+		if (json_array_size(group) >= 2 && bodies_differ(group))
+			json_array_append_new(out, conflict_of(group));
+	json_decref(groups);
+	return out;
+}

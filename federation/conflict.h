@@ -1,0 +1,24 @@
+/*
+ * conflict.h - the contradiction rule of SPEC 4.2 on a set of pages.
+ *
+ * Pages sharing a claim key whose bodies differ form a conflict.  The
+ * winner: a page that names another in `supersedes` wins outright;
+ * otherwise the newer updated_at wins unless the older has confidence
+ * high and the newer does not.  Equal dates fall to the higher confidence,
+ * then to the uri (so the answer is stable).  Every page is listed; none
+ * is dropped.
+ */
+#ifndef CG_CONFLICT_H
+#define CG_CONFLICT_H
+
+#include <jansson.h>
+
+/*
+ * pages: array of {uri, path, title, category, updated_at, confidence,
+ * supersedes[], body_hash, claim_key}.  Returns a new array of conflicts:
+ * {claim_key, title, pages:[{uri, updated_at, confidence}], winner,
+ * resolution}.
+ */
+json_t *cg_conflicts_find(const json_t *pages);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * embed.h - a workspace served in-process: one node per repository of the
+ * workspace (the root when it has a wiki, each sub-guild with a wiki) and
+ * a federation over them.  This is the CLI's embedded mode; it runs the
+ * same node and federation code as the gateway.
+ */
+#ifndef CG_EMBED_H
+#define CG_EMBED_H
+
+#include "cg_err.h"
+#include "fed.h"
+#include "workspace.h"
+
+typedef struct cg_embed cg_embed;
+
+/* Opens the workspace at dir with indexes under cache_dir. */
+int cg_embed_open(cg_embed **out, const char *dir, const char *cache_dir,
+		  cg_err *err);
+void cg_embed_free(cg_embed *e);
+
+cg_fed *cg_embed_fed(cg_embed *e);
+const cg_workspace *cg_embed_workspace(const cg_embed *e);
+
+/* The default cache directory: $CORPUS_GW_CACHE, else
+ * $XDG_CACHE_HOME/corpus-gw, else $HOME/.cache/corpus-gw; malloc'd. */
+char *cg_default_cache_dir(void);
+
+#endif

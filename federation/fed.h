@@ -1,0 +1,75 @@
+/*
+ * fed.h - the federation core: one query over every node of a roster, one
+ * merged answer.  This is the gateway's search path and the CLI's embedded
+ * path alike; only the transport differs (a direct call, nng inproc, ipc,
+ * tcp).
+ *
+ * A search is three rounds over the nodes in scope: "stats" (local term
+ * statistics, summed into global ones), "search" (each source scores with
+ * the global statistics and returns its own top hits), "claims" (every
+ * page sharing a claim key with a hit, for contradictions).  Nodes that do
+ * not answer are reported, never waited on past the deadline.
+ */
+#ifndef CG_FED_H
+#define CG_FED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "cg_err.h"
+#include "search.h"
+
+/*
+ * Transport: sends reqs[i] to node i (skipping i when reqs[i] is NULL) and
+ * stores each reply in replies[i] (a new reference) or, on failure, NULL
+ * and the reason in errs[i] ("timeout after N ms", "connection refused",
+ * "bad reply").  All requests are in flight at once; returns when every
+ * node answered or deadline_ms passed.
+ */
+typedef void (*cg_fed_broadcast_fn)(void *ctx, json_t *const *reqs,
+				    json_t **replies, cg_err *errs, size_t n,
+				    int deadline_ms);
+
+typedef struct cg_fed_node {
+	const char *name;     /* node name */
+	const char *const *sources; /* its source names */
+	size_t nsources;
+} cg_fed_node;
+
+typedef struct cg_fed_opts {
+	const char *workspace; /* workspace name, first part of every uri */
+	const cg_fed_node *nodes;
+	size_t nnodes;
+	cg_fed_broadcast_fn broadcast;
+	void *ctx;
+	int deadline_ms; /* per round */
+} cg_fed_opts;
+
+typedef struct cg_fed cg_fed;
+
+int cg_fed_new(cg_fed **out, const cg_fed_opts *opts, cg_err *err);
+void cg_fed_free(cg_fed *fed);
+
+typedef struct cg_search_req {
+	const char *text;	   /* free text, may be empty with a filter */
+	cg_filters filters;
+	const char *const *sources; /* scope: source names, or NULL = all */
+	size_t nsources;
+	int limit;		   /* 0 = default (20) */
+	bool explain;
+	bool sync;		   /* ask nodes to sync first (CLI mode) */
+} cg_search_req;
+
+/* Runs a search and returns the answer object of SPEC 4.1 (query,
+ * filters, hits, conflicts, note, evidence, assumptions, followups,
+ * changed_files).  CG_EINVAL for invalid input (message says what is
+ * valid), CG_ENOPROV when the roster has no source. */
+int cg_fed_search(cg_fed *fed, const cg_search_req *req, json_t **out,
+		  cg_err *err);
+
+/* Asks every node to sync; returns {source: stats} per node. */
+int cg_fed_sync(cg_fed *fed, json_t **out, cg_err *err);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * node.h - a node: the indexes of one repository's sources and the request
+ * handler that answers for them.
+ *
+ * Requests and replies are JSON objects (the wire format of PROTOCOL in
+ * ARCHITECTURE.md) so that the same handler serves an in-process caller,
+ * nng inproc, ipc and tcp alike:
+ *
+ *   request  {"v":1, "id":N, "op":"search", "args":{...}}
+ *   reply    {"v":1, "id":N, "node":"name", "ok":true, "result":{...}}
+ *            {"v":1, "id":N, "node":"name", "ok":false,
+ *             "error":{"code":"invalid_input", "message":"..."}}
+ *
+ * Operations: sync, stats, search, claims, problems.  A node is used by one
+ * thread at a time.
+ */
+#ifndef CG_NODE_H
+#define CG_NODE_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "cg_err.h"
+
+#define CG_PROTO_VERSION 1
+
+typedef struct cg_node cg_node;
+
+typedef struct cg_node_source {
+	const char *name; /* source name */
+	const char *repo; /* absolute repository root */
+	const char *wiki; /* absolute wiki folder */
+} cg_node_source;
+
+typedef struct cg_node_opts {
+	const char *name;      /* node name, reported in every reply */
+	const char *cache_dir; /* index cache root */
+	const cg_node_source *sources;
+	size_t nsources;
+} cg_node_opts;
+
+int cg_node_new(cg_node **out, const cg_node_opts *opts, cg_err *err);
+void cg_node_free(cg_node *n);
+
+/* Handles one request; returns a new reply object, never NULL except on
+ * allocation failure. */
+json_t *cg_node_handle(cg_node *n, const json_t *req);
+
+const char *cg_node_name(const cg_node *n);
+
+#endif

@@ -1,0 +1,457 @@
+/*
+ * test_query.c - unit tests of the query sanitizer (node/query.c): term
+ * grouping, caps, the exact expressions of each match class, and that
+ * hostile user text always yields expressions a real FTS5 table accepts
+ * and reads as plain text.
+ *
+ * Fixtures are written inline; the FTS5 table lives in memory.
+ */
+
+/* cmocka.h needs these first. */
+/* clang-format off */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "query.h"
+#include "token.h"
+
+static const enum cg_match classes[] = {CG_MATCH_PHRASE, CG_MATCH_ALL,
+                                        CG_MATCH_SOME, CG_MATCH_META};
+
+/* The search table of the node index, reduced to its columns. */
+static sqlite3 *
+open_table(void)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(cg_token_register(db), 0);
+	assert_int_equal(
+	    sqlite3_exec(db,
+	                 "CREATE VIRTUAL TABLE s USING fts5(title, headings, "
+	                 "body, tags, meta, tokenize='cgw');"
+	                 "INSERT INTO s(rowid, title, headings, body, tags, "
+	                 "meta) VALUES"
+	                 " (1, 'Mail', 'Setup', 'foo bar baz', '', ''),"
+	                 " (2, 'C++ notes', 'Templates', 'write to "
+	                 "admin@x.org by e-mail', 'cpp', ''),"
+	                 " (3, '归档', '', '使用 tar 归档 files 无限衍义', "
+	                 "'', ''),"
+	                 " (4, 'Other', '', 'bar foo', 'rust', 'owner: ops'),"
+	                 " (5, 'Started', '', 'what? started: NEAR(x) -foo',"
+	                 " '', '');",
+	                 NULL, NULL, NULL),
+	    SQLITE_OK);
+	return db;
+}
+
+/*
+ * Runs expr against s and returns the matching rowids as a bit set (bit r
+ * for rowid r); fails the test on any SQLite error.
+ */
+static unsigned
+run_expr(sqlite3 *db, const char *expr)
+{
+	sqlite3_stmt *st = NULL;
+	unsigned rows = 0;
+	int rc;
+
+	assert_int_equal(sqlite3_prepare_v2(db,
+	                                    "SELECT rowid FROM s WHERE s "
+	                                    "MATCH ?1 ORDER BY rank",
+	                                    -1, &st, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC),
+	                 SQLITE_OK);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		rows |= 1u << sqlite3_column_int(st, 0);
+	if (rc != SQLITE_DONE)
+		fail_msg("FTS5 rejected %s: %s", expr, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return rows;
+}
+
+/* Rows matching text under class m; 0 when the class does not apply. */
+static unsigned
+search(sqlite3 *db, const char *text, enum cg_match m)
+{
+	cg_query q;
+	cg_err err;
+	char *expr;
+	unsigned rows = 0;
+
+	cg_err_clear(&err);
+	assert_int_equal(cg_query_parse(&q, text, &err), 0);
+	expr = cg_query_fts(&q, m);
+	if (expr != NULL)
+		rows = run_expr(db, expr);
+	free(expr);
+	cg_query_fini(&q);
+	return rows;
+}
+
+#define ROW(r) (1u << (r))
+
+static void
+test_terms(void **state)
+{
+	cg_query q;
+
+	(void)state;
+	assert_int_equal(cg_query_parse(&q, "Tar 归档 files", NULL), 0);
+	assert_int_equal(q.n, 3);
+	assert_string_equal(q.terms[0].text, "tar");
+	assert_int_equal(q.terms[0].ntok, 1);
+	assert_int_equal(q.terms[0].cjk, 0);
+	assert_string_equal(q.terms[1].text, "归 档");
+	assert_int_equal(q.terms[1].ntok, 2);
+	assert_int_equal(q.terms[1].cjk, 1);
+	assert_string_equal(q.terms[2].text, "files");
+	assert_int_equal(q.truncated, 0);
+	cg_query_fini(&q);
+
+	assert_int_equal(cg_query_parse(&q, "限衍", NULL), 0);
+	assert_int_equal(q.n, 1);
+	assert_string_equal(q.terms[0].text, "限 衍");
+	assert_int_equal(q.terms[0].ntok, 2);
+	assert_int_equal(q.terms[0].cjk, 1);
+	cg_query_fini(&q);
+
+	/* a space or punctuation between CJK characters splits the run */
+	assert_int_equal(cg_query_parse(&q, "限 衍、义abc文", NULL), 0);
+	assert_int_equal(q.n, 5);
+	assert_string_equal(q.terms[0].text, "限");
+	assert_string_equal(q.terms[1].text, "衍");
+	assert_string_equal(q.terms[2].text, "义");
+	assert_string_equal(q.terms[3].text, "abc");
+	assert_string_equal(q.terms[4].text, "文");
+	cg_query_fini(&q);
+
+	/* invalid bytes separate */
+	assert_int_equal(cg_query_parse(&q,
+	                                "ab\xff"
+	                                "cd 中\x80文",
+	                                NULL),
+	                 0);
+	assert_int_equal(q.n, 4);
+	assert_string_equal(q.terms[1].text, "cd");
+	assert_string_equal(q.terms[2].text, "中");
+	assert_string_equal(q.terms[3].text, "文");
+	cg_query_fini(&q);
+}
+
+static void
+test_duplicates(void **state)
+{
+	cg_query q;
+	char *e;
+
+	(void)state;
+	assert_int_equal(cg_query_parse(&q, "foo bar FOO 限衍 限衍", NULL), 0);
+	assert_int_equal(q.n, 3);
+	assert_string_equal(q.terms[0].text, "foo");
+	assert_string_equal(q.terms[1].text, "bar");
+	assert_string_equal(q.terms[2].text, "限 衍");
+	assert_string_equal(q.phrase, "foo bar foo 限 衍 限 衍");
+	e = cg_query_fts(&q, CG_MATCH_PHRASE);
+	assert_string_equal(e, "{title headings body} : "
+	                       "\"foo bar foo 限 衍 限 衍\"");
+	free(e);
+	e = cg_query_fts(&q, CG_MATCH_ALL);
+	assert_string_equal(e, "{title headings body} : "
+	                       "(\"foo\" \"bar\" \"限 衍\")");
+	free(e);
+	cg_query_fini(&q);
+
+	/* one term repeated: the phrase still differs from ALL */
+	assert_int_equal(cg_query_parse(&q, "foo Foo", NULL), 0);
+	assert_int_equal(q.n, 1);
+	e = cg_query_fts(&q, CG_MATCH_PHRASE);
+	assert_string_equal(e, "{title headings body} : \"foo foo\"");
+	free(e);
+	cg_query_fini(&q);
+}
+
+static void
+test_expressions(void **state)
+{
+	cg_query q;
+	char *e;
+
+	(void)state;
+	assert_int_equal(cg_query_parse(&q, "A \"b\" 限衍", NULL), 0);
+	assert_int_equal(q.n, 3);
+	e = cg_query_fts(&q, CG_MATCH_PHRASE);
+	assert_string_equal(e, "{title headings body} : \"a b 限 衍\"");
+	free(e);
+	e = cg_query_fts(&q, CG_MATCH_ALL);
+	assert_string_equal(e,
+	                    "{title headings body} : (\"a\" \"b\" \"限 衍\")");
+	free(e);
+	e = cg_query_fts(&q, CG_MATCH_SOME);
+	assert_string_equal(
+	    e, "{title headings body} : (\"a\" OR \"b\" OR \"限 衍\")");
+	free(e);
+	e = cg_query_fts(&q, CG_MATCH_META);
+	assert_string_equal(e, "{tags meta} : (\"a\" OR \"b\" OR \"限 衍\")");
+	free(e);
+	assert_null(cg_query_fts(&q, CG_MATCH_NONE));
+	e = cg_query_phrase_text(&q);
+	assert_string_equal(e, "a b 限 衍");
+	free(e);
+	cg_query_fini(&q);
+
+	/* a single term: PHRASE would equal ALL and is not built */
+	assert_int_equal(cg_query_parse(&q, "限衍", NULL), 0);
+	assert_null(cg_query_fts(&q, CG_MATCH_PHRASE));
+	e = cg_query_fts(&q, CG_MATCH_ALL);
+	assert_string_equal(e, "{title headings body} : (\"限 衍\")");
+	free(e);
+	cg_query_fini(&q);
+}
+
+static void
+test_empty(void **state)
+{
+	const char *texts[] = {"", "!!!", "   ", "\"\"", "*", "\xff\xfe"};
+	cg_query q;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		assert_int_equal(cg_query_parse(&q, texts[i], NULL), 0);
+		assert_int_equal(q.n, 0);
+		assert_int_equal(q.truncated, 0);
+		for (size_t c = 0; c < 4; c++)
+			assert_null(cg_query_fts(&q, classes[c]));
+		assert_null(cg_query_phrase_text(&q));
+		cg_query_fini(&q);
+	}
+	cg_query_fini(NULL);
+}
+
+static void
+test_caps(void **state)
+{
+	char big[5001];
+	char words[400];
+	size_t used = 0;
+	cg_query q;
+	cg_err err;
+
+	(void)state;
+	memset(big, 'a', sizeof(big) - 1);
+	big[5000] = '\0';
+	cg_err_clear(&err);
+	assert_int_equal(cg_query_parse(&q, big, &err), CG_ETOOBIG);
+	assert_int_equal(err.code, CG_ETOOBIG);
+	assert_non_null(strstr(err.msg, "4096"));
+	assert_int_equal(q.n, 0);
+	assert_null(q.terms);
+	cg_query_fini(&q);
+
+	big[CG_QUERY_MAX_BYTES] = '\0'; /* exactly at the cap is accepted */
+	assert_int_equal(cg_query_parse(&q, big, NULL), 0);
+	assert_int_equal(q.n, 1);
+	assert_int_equal((int)strlen(q.terms[0].text), CG_TOKEN_MAX);
+	cg_query_fini(&q);
+
+	for (int i = 0; i < 40; i++) {
+		words[used++] = 'w';
+		words[used++] = (char)('a' + i / 10);
+		words[used++] = (char)('0' + i % 10);
+		words[used++] = ' ';
+	}
+	words[used] = '\0';
+	assert_int_equal(cg_query_parse(&q, words, NULL), 0);
+	assert_int_equal(q.n, CG_QUERY_MAX_TERMS);
+	assert_int_equal(q.truncated, 1);
+	assert_string_equal(q.terms[31].text, "wd1");
+	cg_query_fini(&q);
+
+	words[(size_t)32 * 4] = '\0'; /* exactly 32 words: nothing dropped */
+	assert_int_equal(cg_query_parse(&q, words, NULL), 0);
+	assert_int_equal(q.n, CG_QUERY_MAX_TERMS);
+	assert_int_equal(q.truncated, 0);
+	cg_query_fini(&q);
+
+	/* 100 CJK characters: the run stops at the token cap */
+	used = 0;
+	for (int i = 0; i < 100; i++) {
+		memcpy(big + used, "衍", 3);
+		used += 3;
+	}
+	big[used] = '\0';
+	assert_int_equal(cg_query_parse(&q, big, NULL), 0);
+	assert_int_equal(q.n, 1);
+	assert_int_equal(q.terms[0].ntok, CG_QUERY_MAX_TOKENS);
+	assert_int_equal((int)strlen(q.terms[0].text),
+	                 4 * CG_QUERY_MAX_TOKENS - 1);
+	assert_int_equal(q.truncated, 1);
+	cg_query_fini(&q);
+
+	/* 2000 repeats of one word: one term, a phrase of 64 tokens */
+	for (size_t i = 0; i < 4000; i += 2)
+		memcpy(big + i, "a ", 2);
+	big[4000] = '\0';
+	assert_int_equal(cg_query_parse(&q, big, NULL), 0);
+	assert_int_equal(q.n, 1);
+	assert_int_equal((int)strlen(q.phrase), 2 * CG_QUERY_MAX_TOKENS - 1);
+	assert_int_equal(q.truncated, 1);
+	cg_query_fini(&q);
+
+	cg_err_clear(&err);
+	assert_int_equal(cg_query_parse(&q, NULL, &err), CG_EINVAL);
+	assert_int_equal(err.code, CG_EINVAL);
+}
+
+/* Every class of every hostile query is accepted by FTS5. */
+static void
+test_hostile_accepted(void **state)
+{
+	const char *hostile[] = {
+	    "C++",
+	    "e-mail",
+	    "admin@x.org",
+	    "what?",
+	    "AND",
+	    "OR",
+	    "NOT",
+	    "-foo",
+	    "started:",
+	    "\"unbalanced",
+	    "*",
+	    "''",
+	    "foo NOT bar",
+	    "NEAR(",
+	    "NEAR(a b, 3)",
+	    "a:b",
+	    "foo AND",
+	    "-x",
+	    "(foo",
+	    "foo)",
+	    "[x",
+	    "{title} : x",
+	    "title:foo",
+	    "^foo",
+	    "foo*",
+	    "\"\"\"",
+	    "a OR",
+	    "+1",
+	    "foo \"bar\" baz",
+	    "限衍 AND 义",
+	    "x\"y",
+	    "{",
+	    "}}",
+	    "body:",
+	    "a - b",
+	    "NEAR",
+	    "rank:1",
+	    "\\",
+	    "%",
+	    "a;b",
+	};
+	sqlite3 *db = open_table();
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++)
+		for (size_t c = 0; c < 4; c++)
+			(void)search(db, hostile[i], classes[c]);
+	sqlite3_close(db);
+}
+
+/* Operators and punctuation are searched as text. */
+static void
+test_hostile_as_text(void **state)
+{
+	sqlite3 *db = open_table();
+
+	(void)state;
+	/* NOT is a term, not an operator: SOME finds "foo bar" */
+	assert_int_equal(search(db, "foo NOT bar", CG_MATCH_SOME) & ROW(1),
+	                 ROW(1));
+	assert_int_equal(search(db, "foo NOT bar", CG_MATCH_ALL), 0);
+	assert_int_equal(search(db, "admin@x.org", CG_MATCH_PHRASE), ROW(2));
+	assert_int_equal(search(db, "e-mail", CG_MATCH_PHRASE), ROW(2));
+	assert_int_equal(search(db, "C++", CG_MATCH_ALL), ROW(2));
+	assert_int_equal(search(db, "what?", CG_MATCH_ALL), ROW(5));
+	assert_int_equal(search(db, "started:", CG_MATCH_ALL), ROW(5));
+	assert_int_equal(search(db, "NEAR(", CG_MATCH_ALL), ROW(5));
+	assert_int_equal(search(db, "-foo", CG_MATCH_ALL),
+	                 ROW(1) | ROW(4) | ROW(5));
+	/* the phrase is ordered; ALL is not */
+	assert_int_equal(search(db, "foo bar", CG_MATCH_PHRASE), ROW(1));
+	assert_int_equal(search(db, "foo bar", CG_MATCH_ALL), ROW(1) | ROW(4));
+	/* CJK substrings, mixed with Latin */
+	assert_int_equal(search(db, "限衍", CG_MATCH_ALL), ROW(3));
+	assert_int_equal(search(db, "衍限", CG_MATCH_ALL), 0);
+	assert_int_equal(search(db, "tar 归档 files", CG_MATCH_PHRASE), ROW(3));
+	/* META looks at tags and meta only */
+	assert_int_equal(search(db, "rust foo", CG_MATCH_META), ROW(4));
+	assert_int_equal(search(db, "ops", CG_MATCH_META), ROW(4));
+	assert_int_equal(search(db, "foo", CG_MATCH_META), 0);
+	assert_int_equal(search(db, "rust", CG_MATCH_SOME), 0);
+	/* no prefix matching */
+	assert_int_equal(search(db, "fo*", CG_MATCH_SOME), 0);
+	sqlite3_close(db);
+}
+
+/* A '"' inside a term is doubled (tokens cannot hold one; defence). */
+static void
+test_quote_doubling(void **state)
+{
+	char t0[] = "a\"b";
+	char t1[] = "\"";
+	char phrase[] = "a\"b \"";
+	cg_qterm terms[2] = {{t0, 1, 0}, {t1, 1, 0}};
+	cg_query q = {.terms = terms, .n = 2, .phrase = phrase};
+	sqlite3 *db = open_table();
+	char *e;
+
+	(void)state;
+	e = cg_query_fts(&q, CG_MATCH_ALL);
+	assert_string_equal(e, "{title headings body} : (\"a\"\"b\" \"\"\"\")");
+	(void)run_expr(db, e);
+	free(e);
+	e = cg_query_fts(&q, CG_MATCH_PHRASE);
+	assert_string_equal(e, "{title headings body} : \"a\"\"b \"\"\"");
+	(void)run_expr(db, e);
+	free(e);
+	sqlite3_close(db);
+}
+
+static void
+test_match_names(void **state)
+{
+	(void)state;
+	assert_string_equal(cg_match_name(CG_MATCH_PHRASE), "phrase");
+	assert_string_equal(cg_match_name(CG_MATCH_ALL), "all");
+	assert_string_equal(cg_match_name(CG_MATCH_SOME), "some");
+	assert_string_equal(cg_match_name(CG_MATCH_META), "frontmatter");
+	assert_string_equal(cg_match_name(CG_MATCH_NONE), "none");
+	assert_string_equal(cg_match_name((enum cg_match)99), "none");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_terms),
+	    cmocka_unit_test(test_duplicates),
+	    cmocka_unit_test(test_expressions),
+	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_caps),
+	    cmocka_unit_test(test_hostile_accepted),
+	    cmocka_unit_test(test_hostile_as_text),
+	    cmocka_unit_test(test_quote_doubling),
+	    cmocka_unit_test(test_match_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,398 @@
+/*
+ * test_token.c - unit tests of the project tokenizer (node/token.c): word
+ * splitting, folding, CJK characters, byte offsets, hostile bytes, and the
+ * "cgw" FTS5 tokenizer in a real in-memory SQLite database.
+ *
+ * Fixtures are written inline; nothing here reads files or the network.
+ */
+
+/* cmocka.h needs these first. */
+/* clang-format off */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cg_err.h"
+#include "token.h"
+
+#define MAX_SEEN 64
+
+/* One token as the callback saw it. */
+struct seen_tok {
+	char text[CG_TOKEN_MAX + 1]; /* NUL-terminated copy */
+	int start;                   /* byte offsets in the input */
+	int end;
+	bool cjk;
+};
+
+/* Everything one walk produced. */
+struct seen {
+	struct seen_tok tok[MAX_SEEN];
+	int n;             /* tokens seen */
+	char joined[4096]; /* tokens joined by '|' */
+	int stop_after;    /* return 7 after this many tokens; 0 = never */
+};
+
+static int
+collect(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
+{
+	struct seen *s = ctx;
+	size_t used = strlen(s->joined);
+
+	assert_true(ntok > 0 && ntok <= CG_TOKEN_MAX);
+	assert_true(start >= 0 && start < end);
+	assert_true(s->n < MAX_SEEN);
+	memcpy(s->tok[s->n].text, tok, (size_t)ntok);
+	s->tok[s->n].text[ntok] = '\0';
+	s->tok[s->n].start = start;
+	s->tok[s->n].end = end;
+	s->tok[s->n].cjk = cjk;
+	s->n++;
+	assert_true(used + (size_t)ntok + 2 < sizeof(s->joined));
+	if (used > 0)
+		s->joined[used++] = '|';
+	memcpy(s->joined + used, tok, (size_t)ntok);
+	s->joined[used + (size_t)ntok] = '\0';
+	if (s->stop_after > 0 && s->n >= s->stop_after)
+		return 7;
+	return 0;
+}
+
+/* Tokenizes a NUL-terminated string into *s and returns the joined form. */
+static const char *
+run(struct seen *s, const char *text)
+{
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(cg_token_each(text, (int)strlen(text), collect, s), 0);
+	return s->joined;
+}
+
+static void
+test_fold_latin(void **state)
+{
+	struct seen s;
+
+	(void)state;
+	assert_string_equal(run(&s, "Café ÆSIR Øre STRAẞE straße"),
+	                    "cafe|aesir|ore|straẞe|strasse");
+	assert_string_equal(run(&s, "œuvre Łódź Ångström Þing Ĳssel"),
+	                    "oeuvre|lodz|angstrom|thing|ijssel");
+	assert_string_equal(run(&s, "ŠKODA Dvořák naïve façade Ğ ı"),
+	                    "skoda|dvorak|naive|facade|g|i");
+	assert_string_equal(run(&s, "ǅemal Ș ț ɏ ſ"), "dzemal|s|t|y|s");
+	/* letters without a base letter are only lowercased */
+	assert_string_equal(run(&s, "Ʒ ʒ Ǯ Ƹ"), "ʒ|ʒ|ǯ|ƹ");
+	/* NFD: the combining acute folds away, like the precomposed form. */
+	assert_string_equal(run(&s, "Cafe\xcc\x81 CAFE"), "cafe|cafe");
+	/* a, micro sign and o ordinal are letters in Latin-1 */
+	assert_string_equal(run(&s, "5µm 1ª 2º"), "5µm|1ª|2º");
+}
+
+static void
+test_fold_fullwidth(void **state)
+{
+	struct seen s;
+
+	(void)state;
+	assert_string_equal(run(&s, "ＡＢＣ１２３ｘｙｚ"), "abc123xyz");
+	/* fullwidth punctuation separates like its ASCII twin */
+	assert_string_equal(run(&s, "ＡＢ！ＣＤ（ｅ）＿ｆ"), "ab|cd|e|f");
+}
+
+static void
+test_fold_greek_cyrillic(void **state)
+{
+	struct seen s;
+
+	(void)state;
+	assert_string_equal(run(&s, "ΣΟΦΊΑ σοφός Ελλάδα ΐ"),
+	                    "σοφια|σοφοσ|ελλαδα|ι");
+	assert_string_equal(run(&s, "МОСКВА Ёлка ЂАК ёж"),
+	                    "москва|елка|ђак|еж");
+	/* other scripts pass through unchanged */
+	assert_string_equal(run(&s, "שלום עולם ﻣﺮﺣﺒﺎ"), "שלום|עולם|ﻣﺮﺣﺒﺎ");
+}
+
+static void
+test_separators(void **state)
+{
+	struct seen s;
+
+	(void)state;
+	assert_string_equal(run(&s, "snake_case e-mail C++ a.b admin@x.org"),
+	                    "snake|case|e|mail|c|a|b|admin|x|org");
+	assert_string_equal(run(&s, "x—y…z «q» a→b ≤c ¿d?"), "x|y|z|q|a|b|c|d");
+	assert_string_equal(run(&s, "a😀b a\xc2\xa0"
+	                            "b \xef\xbb\xbfz a×b"),
+	                    "a|b|a|b|z|a|b");
+	assert_string_equal(run(&s, "a\xee\x80\x80z"), "a|z"); /* U+E000 */
+	assert_string_equal(run(&s, "a\xe3\x80\x80z"), "a|z"); /* U+3000 */
+}
+
+static void
+test_cjk_split(void **state)
+{
+	struct seen s;
+
+	(void)state;
+	assert_string_equal(run(&s, "无限衍义"), "无|限|衍|义");
+	assert_int_equal(s.n, 4);
+	for (int i = 0; i < 4; i++) {
+		assert_true(s.tok[i].cjk);
+		assert_int_equal(s.tok[i].start, 3 * i);
+		assert_int_equal(s.tok[i].end, 3 * i + 3);
+	}
+	assert_string_equal(run(&s, "ひらがなカタカナ한국어"),
+	                    "ひ|ら|が|な|カ|タ|カ|ナ|한|국|어");
+	assert_string_equal(run(&s, "時々〇，中。"), "時|々|〇|中");
+	/* halfwidth Katakana is CJK; fullwidth punctuation is not */
+	assert_string_equal(run(&s, "ｶﾀ"), "ｶ|ﾀ");
+	/* an extension-B Han character (4 bytes) */
+	assert_string_equal(run(&s, "\xf0\xa0\x80\x80x"), "\xf0\xa0\x80\x80|x");
+	assert_true(s.tok[0].cjk);
+	assert_int_equal(s.tok[0].end, 4);
+	assert_false(s.tok[1].cjk);
+}
+
+static void
+test_mixed_latin_cjk(void **state)
+{
+	struct seen s;
+
+	(void)state;
+	assert_string_equal(run(&s, "abc中文DEF"), "abc|中|文|def");
+	assert_int_equal(s.tok[0].start, 0);
+	assert_int_equal(s.tok[0].end, 3);
+	assert_false(s.tok[0].cjk);
+	assert_int_equal(s.tok[1].start, 3);
+	assert_int_equal(s.tok[2].end, 9);
+	assert_int_equal(s.tok[3].start, 9);
+	assert_int_equal(s.tok[3].end, 12);
+	assert_false(s.tok[3].cjk);
+	assert_string_equal(run(&s, "tar 归档 files"), "tar|归|档|files");
+}
+
+static void
+test_offsets(void **state)
+{
+	struct seen s;
+
+	(void)state;
+	assert_string_equal(run(&s, "  Hello, Wörld "), "hello|world");
+	assert_int_equal(s.tok[0].start, 2);
+	assert_int_equal(s.tok[0].end, 7);
+	assert_int_equal(s.tok[1].start, 9);
+	assert_int_equal(s.tok[1].end, 15); /* ö is two bytes */
+	/* fullwidth: 3 source bytes per folded byte */
+	assert_string_equal(run(&s, "-ＡＢ"), "ab");
+	assert_int_equal(s.tok[0].start, 1);
+	assert_int_equal(s.tok[0].end, 7);
+}
+
+static void
+test_invalid_utf8(void **state)
+{
+	struct seen s;
+
+	(void)state;
+	assert_string_equal(run(&s, "ab\xff"
+	                            "cd\xc3"),
+	                    "ab|cd");
+	assert_int_equal(s.tok[1].start, 3);
+	assert_int_equal(s.tok[1].end, 5);
+	/* overlong '/', a lone continuation byte, a surrogate */
+	assert_string_equal(run(&s, "a\xc0\xafz\x80q\xed\xa0\x80r"), "a|z|q|r");
+	assert_string_equal(run(&s, "中\x80文"), "中|文");
+	/* a truncated CJK character at the end is dropped */
+	assert_string_equal(run(&s, "中\xe6\x96"), "中");
+}
+
+static void
+test_long_word(void **state)
+{
+	struct seen s;
+	char text[256];
+
+	(void)state;
+	memset(text, 'A', 100);
+	memcpy(text + 100, " b", 3);
+	run(&s, text);
+	assert_int_equal(s.n, 2);
+	assert_int_equal((int)strlen(s.tok[0].text), CG_TOKEN_MAX);
+	assert_int_equal(s.tok[0].text[0], 'a');
+	assert_int_equal(s.tok[0].start, 0);
+	assert_int_equal(s.tok[0].end, 100); /* spans the whole word */
+	assert_string_equal(s.tok[1].text, "b");
+
+	/* "a" + 40 alphas: 1 + 2 * 31 = 63 bytes fit, the 32nd alpha not */
+	text[0] = 'a';
+	for (int i = 0; i < 40; i++)
+		memcpy(text + 1 + (size_t)2 * i, "α", 2);
+	text[81] = '\0';
+	run(&s, text);
+	assert_int_equal(s.n, 1);
+	assert_int_equal((int)strlen(s.tok[0].text), 63);
+	assert_int_equal(s.tok[0].end, 81);
+}
+
+static void
+test_empty_and_stop(void **state)
+{
+	const char *three = "one 二 three";
+	struct seen s;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(cg_token_each("", 0, collect, &s), 0);
+	assert_int_equal(cg_token_each(NULL, 0, collect, &s), 0);
+	assert_int_equal(s.n, 0);
+	assert_string_equal(run(&s, "  ,,, -- !!! ___ "), "");
+	assert_int_equal(s.n, 0);
+	/* only the first n bytes are read */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(cg_token_each("abc def", 5, collect, &s), 0);
+	assert_string_equal(s.joined, "abc|d");
+	/* a non-zero return stops the walk and is returned */
+	memset(&s, 0, sizeof(s));
+	s.stop_after = 1;
+	assert_int_equal(cg_token_each(three, (int)strlen(three), collect, &s),
+	                 7);
+	assert_int_equal(s.n, 1);
+	memset(&s, 0, sizeof(s));
+	s.stop_after = 2;
+	assert_int_equal(cg_token_each(three, (int)strlen(three), collect, &s),
+	                 7);
+	assert_string_equal(s.joined, "one|二");
+}
+
+static void
+test_is_cjk(void **state)
+{
+	(void)state;
+	assert_true(cg_token_is_cjk(0x4E00));
+	assert_true(cg_token_is_cjk(0x9FFF));
+	assert_true(cg_token_is_cjk(0x3400));
+	assert_true(cg_token_is_cjk(0x3005));
+	assert_true(cg_token_is_cjk(0x3042));
+	assert_true(cg_token_is_cjk(0x30AB));
+	assert_true(cg_token_is_cjk(0xAC00));
+	assert_true(cg_token_is_cjk(0x1100));
+	assert_true(cg_token_is_cjk(0xFF66));
+	assert_true(cg_token_is_cjk(0x20000));
+	assert_false(cg_token_is_cjk('a'));
+	assert_false(cg_token_is_cjk(0xE9));
+	assert_false(cg_token_is_cjk(0x3001));
+	assert_false(cg_token_is_cjk(0xFF01));
+	assert_false(cg_token_is_cjk(0xFF65));
+	assert_false(cg_token_is_cjk(0x1F600));
+}
+
+/* Counts the rows of t matching expr; -1 on an SQLite error. */
+static int
+count_match(sqlite3 *db, const char *expr)
+{
+	sqlite3_stmt *st = NULL;
+	int n = 0;
+	int rc;
+
+	assert_int_equal(sqlite3_prepare_v2(db,
+	                                    "SELECT count(*) FROM t WHERE t "
+	                                    "MATCH ?1",
+	                                    -1, &st, NULL),
+	                 SQLITE_OK);
+	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	else
+		n = -1;
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* The rowid of the single row matching expr, or -1. */
+static int
+only_row(sqlite3 *db, const char *expr)
+{
+	sqlite3_stmt *st = NULL;
+	int id = -1;
+
+	assert_int_equal(count_match(db, expr), 1);
+	assert_int_equal(sqlite3_prepare_v2(db,
+	                                    "SELECT rowid FROM t WHERE t "
+	                                    "MATCH ?1",
+	                                    -1, &st, NULL),
+	                 SQLITE_OK);
+	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
+static void
+test_fts5_round_trip(void **state)
+{
+	sqlite3 *db = NULL;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(cg_token_register(db), 0);
+	assert_int_equal(sqlite3_exec(db,
+	                              "CREATE VIRTUAL TABLE t USING fts5(body, "
+	                              "tokenize='cgw');"
+	                              "INSERT INTO t(rowid, body) VALUES"
+	                              " (1, '这是无限衍义的例子'),"
+	                              " (2, '与三张资格证相关'),"
+	                              " (3, 'Café au lait'),"
+	                              " (4, 'tar 归档 files and snake_case');",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(only_row(db, "\"限 衍\""), 1);
+	assert_int_equal(only_row(db, "\"限衍\""), 1);
+	assert_int_equal(only_row(db, "\"三 张 资 格 证\""), 2);
+	assert_int_equal(only_row(db, "\"资 格 证\""), 2);
+	assert_int_equal(only_row(db, "cafe"), 3);
+	assert_int_equal(only_row(db, "\"CAFÉ\""), 3);
+	assert_int_equal(only_row(db, "\"ＬＡＩＴ\""), 3);
+	assert_int_equal(only_row(db, "\"归 档\" files"), 4);
+	assert_int_equal(only_row(db, "snake case"), 4);
+	assert_int_equal(count_match(db, "\"衍 限\""), 0);
+	assert_int_equal(count_match(db, "\"证 资\""), 0);
+	assert_int_equal(count_match(db, "caf"), 0); /* no prefix matching */
+	/* the integrity check re-tokenizes every row */
+	assert_int_equal(sqlite3_exec(db,
+	                              "INSERT INTO t(t) VALUES"
+	                              "('integrity-check')",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(cg_token_register(NULL), CG_EINVAL);
+	sqlite3_close(db);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_fold_latin),
+	    cmocka_unit_test(test_fold_fullwidth),
+	    cmocka_unit_test(test_fold_greek_cyrillic),
+	    cmocka_unit_test(test_separators),
+	    cmocka_unit_test(test_cjk_split),
+	    cmocka_unit_test(test_mixed_latin_cjk),
+	    cmocka_unit_test(test_offsets),
+	    cmocka_unit_test(test_invalid_utf8),
+	    cmocka_unit_test(test_long_word),
+	    cmocka_unit_test(test_empty_and_stop),
+	    cmocka_unit_test(test_is_cjk),
+	    cmocka_unit_test(test_fts5_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
