@@ -51,6 +51,11 @@ int cli_fail(const char *cmd, const cg_err *err);
 /* Prints a JSON value to stdout, indented, with a final newline. */
 void cli_print_json(const json_t *v);
 
+/* Opens the embedded workspace of --workspace (default ".") with the
+ * index cache of --cache (default cg_default_cache_dir()). */
+struct cg_embed;
+int cli_open_embed(const cli_args *a, struct cg_embed **e, cg_err *err);
+
 /* Renders a search answer for a person. */
 void cli_render_search(const json_t *ans, bool explain);
 

@@ -36,8 +36,8 @@ static const cli_opt query_opts[] = {
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
 
-static int
-open_embed(const cli_args *a, cg_embed **e, cg_err *err)
+int
+cli_open_embed(const cli_args *a, cg_embed **e, cg_err *err)
 {
 	const char *ws = cli_get(a, "workspace");
 	const char *cache = cli_get(a, "cache");
@@ -110,7 +110,7 @@ cmd_index(int argc, char **argv)
 			   a.pos[0]);
 		return cli_fail("index", &err);
 	}
-	rc = open_embed(&a, &e, &err);
+	rc = cli_open_embed(&a, &e, &err);
 	if (rc == 0)
 		rc = cg_fed_sync(cg_embed_fed(e), &report, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
@@ -198,7 +198,7 @@ cmd_query(int argc, char **argv)
 	rc = text ? build_req(&a, &req, text, &err)
 		  : cg_err_set(&err, CG_ENOMEM, "out of memory");
 	if (rc == 0)
-		rc = open_embed(&a, &e, &err);
+		rc = cli_open_embed(&a, &e, &err);
 	if (rc == 0)
 		rc = cg_fed_search(cg_embed_fed(e), &req, &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))

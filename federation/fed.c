@@ -779,3 +779,81 @@ cg_fed_sync(cg_fed *f, json_t **out, cg_err *err)
 	free(c.scope);
 	return rc;
 }
+
+const char *
+cg_fed_workspace(const cg_fed *f)
+{
+	return f->workspace;
+}
+
+/* Adds node i's outcome (and result) to the answer of cg_fed_call. */
+static int
+call_collect(const cg_fed *f, const struct round *r, size_t i,
+	     json_t *const *scope, json_t *nodes, cg_err *err)
+{
+	int code;
+	const char *msg;
+	const json_t *res;
+	json_t *n;
+
+	if (scope[i] == NULL)
+		return 0;
+	res = round_result(r, i, &code, &msg);
+	if (code == CG_EINVAL)
+		return cg_err_set(err, CG_EINVAL, "%s", msg);
+	n = json_pack("{s:s, s:O, s:s}", "node", f->nodes[i].name, "sources",
+		      scope[i], "outcome", msg);
+	if (res != NULL)
+		json_object_set(n, "result", (json_t *)res);
+	json_array_append_new(nodes, n);
+	return 0;
+}
+
+int
+cg_fed_call(cg_fed *f, const char *op, const json_t *args,
+	    const char *const *sources, size_t nsources, json_t **out,
+	    cg_err *err)
+{
+	cg_search_req req = {0};
+	struct round r = {0};
+	json_t **scope = calloc(f->nnodes ? f->nnodes : 1, sizeof(*scope));
+	json_t *nodes = json_array();
+	json_t *empty = json_object();
+	int degraded = 0;
+	int rc;
+
+	*out = NULL;
+	if (scope == NULL) {
+		json_decref(nodes);
+		json_decref(empty);
+		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
+	}
+	req.sources = sources;
+	req.nsources = nsources;
+	rc = f->nnodes == 0
+		 ? cg_err_set(err, CG_ENOPROV,
+			      "nothing provisioned: no wiki found (expected "
+			      ".guild/wiki/ in the workspace or its "
+			      "sub-guilds)")
+		 : resolve_scope(f, &req, scope, err);
+	if (rc == 0)
+		rc = round_run(f, &r, op, args ? args : empty, scope, err);
+	for (size_t i = 0; rc == 0 && i < r.n; i++)
+		rc = call_collect(f, &r, i, scope, nodes, err);
+	if (rc == 0) {
+		size_t i;
+		const json_t *n;
+
+		json_array_foreach(nodes, i, n)
+			degraded |= json_object_get(n, "result") == NULL;
+		*out = json_pack("{s:O, s:b}", "nodes", nodes, "degraded",
+				 degraded);
+	}
+	round_fini(&r);
+	json_decref(nodes);
+	json_decref(empty);
+	for (size_t i = 0; i < f->nnodes; i++)
+		json_decref(scope[i]);
+	free(scope);
+	return rc;
+}

@@ -69,6 +69,22 @@ typedef struct cg_search_req {
 int cg_fed_search(cg_fed *fed, const cg_search_req *req, json_t **out,
 		  cg_err *err);
 
+/*
+ * Sends op with args (borrowed; "sources" is set per node) to every node
+ * holding a source in scope (sources/nsources; NULL = all; an unknown name
+ * is CG_EINVAL listing the valid ones) and returns
+ *   {"nodes": [{"node", "sources", "outcome", "result"?}], "degraded": b}
+ * where outcome is "ok" or why the node gave no result.  A node's error
+ * reply of kind invalid_input is returned as CG_EINVAL with its message.
+ * The tools (read, list, grep...) are built on this.
+ */
+int cg_fed_call(cg_fed *fed, const char *op, const json_t *args,
+		const char *const *sources, size_t nsources, json_t **out,
+		cg_err *err);
+
+/* The workspace name (borrowed). */
+const char *cg_fed_workspace(const cg_fed *fed);
+
 /* Asks every node to sync; returns {source: stats} per node. */
 int cg_fed_sync(cg_fed *fed, json_t **out, cg_err *err);
 

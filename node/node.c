@@ -78,12 +78,39 @@ cg_node_name(const cg_node *n)
 	return n->name;
 }
 
+size_t
+cg_node_nsources(const cg_node *n)
+{
+	return n->nsrc;
+}
+
+const char *
+cg_node_source_name(const cg_node *n, size_t i)
+{
+	return i < n->nsrc ? n->src[i].name : NULL;
+}
+
+cg_index *
+cg_node_index(cg_node *n, size_t i)
+{
+	return i < n->nsrc ? n->src[i].idx : NULL;
+}
+
+cg_index *
+cg_node_find(cg_node *n, const char *name)
+{
+	for (size_t i = 0; name != NULL && i < n->nsrc; i++)
+		if (strcmp(n->src[i].name, name) == 0)
+			return n->src[i].idx;
+	return NULL;
+}
+
 /* --- helpers --------------------------------------------------------- */
 
 /* True when source i is in the request's "sources" scope (all when the
  * argument is absent). */
-static bool
-in_scope(const json_t *args, const char *name)
+bool
+cg_node_in_scope(const json_t *args, const char *name)
 {
 	const json_t *scope = json_object_get(args, "sources");
 	size_t i;
@@ -136,7 +163,7 @@ op_sync(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	for (size_t i = 0; i < n->nsrc && rc == 0; i++) {
 		cg_sync_stats st;
 
-		if (!in_scope(args, n->src[i].name))
+		if (!cg_node_in_scope(args, n->src[i].name))
 			continue;
 		rc = cg_index_sync(n->src[i].idx, &st, err);
 		if (rc == 0)
@@ -146,8 +173,8 @@ op_sync(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 }
 
 /* A source can answer once a first generation exists. */
-static int
-ready(cg_index *idx, cg_err *err)
+int
+cg_node_ready(cg_index *idx, cg_err *err)
 {
 	if (cg_index_db(idx) != NULL)
 		return 0;
@@ -161,7 +188,7 @@ ready(cg_index *idx, cg_err *err)
  * and runs it once more. */
 #define WITH_REBUILD(idx, err, call)                                         \
 	do {                                                                 \
-		rc = ready((idx), (err));                                    \
+		rc = cg_node_ready((idx), (err));                                    \
 		if (rc == 0)                                                 \
 			rc = (call);                                         \
 		if (rc == CG_ECORRUPT) {                                     \
@@ -188,7 +215,7 @@ op_stats(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	for (size_t i = 0; i < n->nsrc && rc == 0; i++) {
 		cg_gstats st;
 
-		if (!in_scope(args, n->src[i].name))
+		if (!cg_node_in_scope(args, n->src[i].name))
 			continue;
 		WITH_REBUILD(n->src[i].idx, err,
 			     cg_search_stats(n->src[i].idx, &q, &st, err));
@@ -280,7 +307,7 @@ op_search(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		size_t before = json_array_size(hits);
 		size_t fu_before = json_array_size(fu);
 
-		if (!in_scope(args, n->src[i].name))
+		if (!cg_node_in_scope(args, n->src[i].name))
 			continue;
 		WITH_REBUILD(n->src[i].idx, err,
 			     cg_search_run(n->src[i].idx, &o, hits, fu,
@@ -315,7 +342,7 @@ op_claims(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		return cg_err_set(err, CG_EINVAL, "claims: keys must be an "
 						  "array of strings");
 	for (size_t i = 0; i < n->nsrc && rc == 0; i++)
-		if (in_scope(args, n->src[i].name))
+		if (cg_node_in_scope(args, n->src[i].name))
 			WITH_REBUILD(n->src[i].idx, err,
 				     cg_search_claims(n->src[i].idx, keys,
 						      pages, err));
@@ -333,7 +360,7 @@ op_problems(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		size_t k;
 		json_t *item;
 
-		if (!in_scope(args, n->src[i].name))
+		if (!cg_node_in_scope(args, n->src[i].name))
 			continue;
 		p = cg_index_problems(n->src[i].idx);
 		json_array_foreach(p, k, item)

@@ -17,11 +17,13 @@
 #ifndef CG_NODE_H
 #define CG_NODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
 
 #include "cg_err.h"
+#include "index.h"
 
 #define CG_PROTO_VERSION 1
 
@@ -48,5 +50,16 @@ void cg_node_free(cg_node *n);
 json_t *cg_node_handle(cg_node *n, const json_t *req);
 
 const char *cg_node_name(const cg_node *n);
+
+/* The node's sources, for operation handlers (node/tools*.c). */
+size_t cg_node_nsources(const cg_node *n);
+const char *cg_node_source_name(const cg_node *n, size_t i);
+cg_index *cg_node_index(cg_node *n, size_t i);
+/* The index of the source named name, or NULL. */
+cg_index *cg_node_find(cg_node *n, const char *name);
+/* True when the request's args.sources scope (absent = all) holds name. */
+bool cg_node_in_scope(const json_t *args, const char *name);
+/* Fails with CG_EUNAVAIL while a source has no generation yet. */
+int cg_node_ready(cg_index *idx, cg_err *err);
 
 #endif

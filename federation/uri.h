@@ -1,0 +1,27 @@
+/*
+ * uri.h - page uris: cg://<workspace>/<source>/<path>, path relative to
+ * the source's repository root.  Parsing percent-decodes the path (so a
+ * "%2e%2e" arrives as ".." and is refused by the node like any other
+ * traversal); nothing here touches the file system.
+ */
+#ifndef CG_URI_H
+#define CG_URI_H
+
+#include "cg_err.h"
+
+typedef struct cg_uri {
+	char *workspace; /* malloc'd */
+	char *source;	 /* malloc'd */
+	char *path;	 /* malloc'd, percent-decoded, may be "" */
+} cg_uri;
+
+/* Parses uri.  Accepts "cg://ws/source/path" and, as a convenience,
+ * "source/path" (workspace NULL).  CG_EINVAL with the expected shape when
+ * it does not parse (empty parts, a NUL or bad %XX escape). */
+int cg_uri_parse(cg_uri *u, const char *uri, cg_err *err);
+void cg_uri_fini(cg_uri *u);
+
+/* "cg://ws/source/path", malloc'd. */
+char *cg_uri_make(const char *ws, const char *source, const char *path);
+
+#endif
