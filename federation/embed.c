@@ -97,7 +97,7 @@ open_fed(cg_embed *e, cg_err *err)
 	}
 	for (size_t i = 0; i < e->nnodes; i++) {
 		names[i] = e->ws.sources[i].name;
-		fn[i] = (cg_fed_node){names[i], &names[i], 1};
+		fn[i] = (cg_fed_node){names[i], NULL, &names[i], 1};
 	}
 	o = (cg_fed_opts){e->ws.name, fn, e->nnodes, direct_broadcast, e, 0};
 	rc = cg_fed_new(&e->fed, &o, err);

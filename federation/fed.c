@@ -58,8 +58,13 @@ cg_fed_new(cg_fed **out, const cg_fed_opts *o, cg_err *err)
 		const char **v =
 		    calloc(o->nodes[i].nsources + 1, sizeof(*v));
 		json_t *nm = json_string(o->nodes[i].name);
+		json_t *ws = json_string(o->nodes[i].workspace
+					     ? o->nodes[i].workspace
+					     : o->workspace);
 
 		json_array_append_new(f->strs, nm);
+		json_array_append_new(f->strs, ws);
+		f->nodes[i].workspace = json_string_value(ws);
 		json_array_append_new(f->strs, names);
 		for (size_t k = 0; v != NULL && k < o->nodes[i].nsources; k++) {
 			json_t *s = json_string(o->nodes[i].sources[k]);
@@ -94,11 +99,27 @@ cg_fed_free(cg_fed *f)
 
 /* --- scope ------------------------------------------------------------ */
 
+/* True when scope name want ("source" or "workspace/source") names
+ * source src of node n. */
 static bool
-node_has(const cg_fed_node *n, const char *src)
+scope_match(const cg_fed_node *n, const char *src, const char *want)
+{
+	const char *slash = strchr(want, '/');
+	size_t lw;
+
+	if (slash == NULL)
+		return strcmp(src, want) == 0;
+	lw = (size_t)(slash - want);
+	return strlen(n->workspace) == lw &&
+	       strncmp(n->workspace, want, lw) == 0 &&
+	       strcmp(src, slash + 1) == 0;
+}
+
+static bool
+node_has(const cg_fed_node *n, const char *want)
 {
 	for (size_t k = 0; k < n->nsources; k++)
-		if (strcmp(n->sources[k], src) == 0)
+		if (scope_match(n, n->sources[k], want))
 			return true;
 	return false;
 }
@@ -108,7 +129,8 @@ valid_sources(const cg_fed *f, cg_buf *b)
 {
 	for (size_t i = 0; i < f->nnodes; i++)
 		for (size_t k = 0; k < f->nodes[i].nsources; k++)
-			(void)cg_buf_printf(b, "%s%s", b->len ? ", " : "",
+			(void)cg_buf_printf(b, "%s%s/%s", b->len ? ", " : "",
+					    f->nodes[i].workspace,
 					    f->nodes[i].sources[k]);
 }
 
@@ -142,8 +164,9 @@ resolve_scope(const cg_fed *f, const cg_search_req *r, json_t **scope,
 			bool in = r->nsources == 0;
 
 			for (size_t s = 0; s < r->nsources && !in; s++)
-				in = strcmp(r->sources[s],
-					    f->nodes[i].sources[k]) == 0;
+				in = scope_match(&f->nodes[i],
+						 f->nodes[i].sources[k],
+						 r->sources[s]);
 			if (in)
 				json_array_append_new(
 				    a, json_string(f->nodes[i].sources[k]));
@@ -290,20 +313,23 @@ stats_round(struct search_ctx *c, cg_gstats *g, cg_err *err)
 	return rc;
 }
 
+/* Adds workspace and uri to an item a node returned (source + path). */
 static void
-tag_hit(struct search_ctx *c, json_t *h)
+tag_item(const cg_fed *f, size_t node, json_t *h)
 {
+	const char *ws = f->nodes[node].workspace;
 	char uri[4096];
 
-	(void)snprintf(uri, sizeof(uri), "cg://%s/%s/%s", c->f->workspace,
+	(void)snprintf(uri, sizeof(uri), "cg://%s/%s/%s", ws,
 		       json_string_value(json_object_get(h, "source")),
 		       json_string_value(json_object_get(h, "path")));
 	json_object_set_new(h, "uri", json_string(uri));
-	json_object_set_new(h, "workspace", json_string(c->f->workspace));
+	json_object_set_new(h, "workspace", json_string(ws));
 }
 
 static void
-take_search_result(struct search_ctx *c, const json_t *res, json_t *hits)
+take_search_result(struct search_ctx *c, size_t node, const json_t *res,
+		   json_t *hits)
 {
 	const json_t *per = json_object_get(res, "per_source");
 	const char *key;
@@ -313,10 +339,16 @@ take_search_result(struct search_ctx *c, const json_t *res, json_t *hits)
 
 	json_array_foreach(json_object_get(res, "hits"), k, h)
 	{
-		tag_hit(c, h);
+		tag_item(c->f, node, h);
 		json_array_append(hits, h);
 	}
-	json_array_extend(c->followups, json_object_get(res, "followups"));
+	json_array_foreach(json_object_get(res, "followups"), k, h)
+	{
+		if (json_is_string(json_object_get(h, "path")) &&
+		    json_is_string(json_object_get(h, "source")))
+			tag_item(c->f, node, h);
+		json_array_append(c->followups, h);
+	}
 	json_object_foreach((json_t *)per, key, v)
 	{
 		json_object_set(c->per_source, key, v);
@@ -351,7 +383,7 @@ search_round(struct search_ctx *c, const cg_gstats *g, json_t *hits,
 		}
 		note_outcome(c, i, code, msg);
 		if (res != NULL)
-			take_search_result(c, res, hits);
+			take_search_result(c, i, res, hits);
 	}
 	json_decref(args);
 	round_fini(&r);
@@ -540,7 +572,7 @@ claims_round(struct search_ctx *c, const json_t *hits)
 
 			json_array_foreach(json_object_get(res, "pages"), k, p)
 			{
-				tag_hit(c, p);
+				tag_item(c->f, i, p);
 				json_array_append(pages, p);
 			}
 		}
@@ -588,23 +620,6 @@ clean_hits(json_t *hits)
 	{
 		json_object_del(h, "match_rank");
 		json_object_del(h, "body_hash");
-	}
-}
-
-/* Node followups carry source and path; give them the uri. */
-static void
-tag_followups(struct search_ctx *c)
-{
-	size_t i;
-	json_t *f;
-
-	json_array_foreach(c->followups, i, f)
-	{
-		if (json_is_string(json_object_get(f, "path")) &&
-		    json_is_string(json_object_get(f, "source")) &&
-		    json_object_get(f, "uri") == NULL)
-			tag_hit(c, f);
-		json_object_del(f, "workspace");
 	}
 }
 
@@ -671,7 +686,6 @@ fed_answer(struct search_ctx *c, json_t *hits, cg_err *err)
 		json_object_set(ev, "index", c->synced);
 	conflict_followups(c->followups, conflicts);
 	clean_hits(hits);
-	tag_followups(c);
 	ans = json_pack("{s:s, s:o, s:i, s:O, s:o, s:o, s:o, s:O, s:[]}",
 			"query", c->req->text ? c->req->text : "", "filters",
 			cg_filters_json(&c->req->filters), "limit", c->limit,

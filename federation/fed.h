@@ -34,12 +34,13 @@ typedef void (*cg_fed_broadcast_fn)(void *ctx, json_t *const *reqs,
 
 typedef struct cg_fed_node {
 	const char *name;     /* node name */
+	const char *workspace; /* its workspace, NULL = the default one */
 	const char *const *sources; /* its source names */
 	size_t nsources;
 } cg_fed_node;
 
 typedef struct cg_fed_opts {
-	const char *workspace; /* workspace name, first part of every uri */
+	const char *workspace; /* default workspace name (first part of uris) */
 	const cg_fed_node *nodes;
 	size_t nnodes;
 	cg_fed_broadcast_fn broadcast;

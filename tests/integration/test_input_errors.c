@@ -81,7 +81,7 @@ test_bad_dates_and_values(void **state)
 	expect_invalid("--updated-since", "yesterday", "YYYY-MM-DD");
 	expect_invalid("--confidence", "sure", "low, medium, high");
 	expect_invalid("--limit", "0", "1-500");
-	expect_invalid("--source", "nope", "valid: root");
+	expect_invalid("--source", "nope", "/root");
 }
 
 static void

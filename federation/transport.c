@@ -1,0 +1,279 @@
+/*
+ * transport.c - requests to nodes over nng (inproc, ipc, tcp).  Every
+ * receive size is capped; resend is disabled so a node dying mid-request
+ * fails the request at once (FACTS.md); a node with no connection is
+ * given a short grace to connect, then reported refused instead of costing
+ * the whole deadline.
+ */
+#include "transport.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <nng/nng.h>
+#include <nng/protocol/reqrep0/req.h>
+
+#include "node.h"
+
+/* How long a request waits for a node that has no connection yet. */
+#define CONNECT_GRACE_MS 100
+
+struct peer {
+	nng_socket sock;
+	nng_dialer dialer;
+	char *url;
+	atomic_int pipes; /* live connections, kept by pipe_cb */
+	int open;
+};
+
+struct cg_transport {
+	struct peer *peers;
+	size_t n;
+};
+
+static void
+pipe_cb(nng_pipe p, nng_pipe_ev ev, void *arg)
+{
+	struct peer *peer = arg;
+
+	(void)p;
+	if (ev == NNG_PIPE_EV_ADD_POST)
+		atomic_fetch_add(&peer->pipes, 1);
+	else if (ev == NNG_PIPE_EV_REM_POST)
+		atomic_fetch_sub(&peer->pipes, 1);
+}
+
+static int
+peer_open(struct peer *p, const char *url, cg_err *err)
+{
+	int rv;
+
+	p->url = strdup(url);
+	if (p->url == NULL)
+		return cg_err_set(err, CG_ENOMEM, "transport: out of memory");
+	atomic_init(&p->pipes, 0);
+	rv = nng_req0_open(&p->sock);
+	if (rv != 0)
+		return cg_err_set(err, CG_ERR, "node %s: %s", url,
+				  nng_strerror(rv));
+	p->open = 1;
+	(void)nng_pipe_notify(p->sock, NNG_PIPE_EV_ADD_POST, pipe_cb, p);
+	(void)nng_pipe_notify(p->sock, NNG_PIPE_EV_REM_POST, pipe_cb, p);
+	(void)nng_socket_set_ms(p->sock, NNG_OPT_REQ_RESENDTIME,
+				NNG_DURATION_INFINITE);
+	(void)nng_socket_set_ms(p->sock, NNG_OPT_RECONNMINT, 20);
+	(void)nng_socket_set_ms(p->sock, NNG_OPT_RECONNMAXT, 500);
+	rv = nng_dialer_create(&p->dialer, p->sock, url);
+	if (rv == 0)
+		rv = nng_dialer_set_size(p->dialer, NNG_OPT_RECVMAXSZ,
+					 CG_TRANSPORT_MAX_REPLY);
+	if (rv == 0)
+		rv = nng_dialer_start(p->dialer, NNG_FLAG_NONBLOCK);
+	if (rv != 0)
+		return cg_err_set(err, CG_EINVAL, "node %s: %s", url,
+				  nng_strerror(rv));
+	return 0;
+}
+
+int
+cg_transport_new(cg_transport **out, const char *const *urls, size_t n,
+		 cg_err *err)
+{
+	cg_transport *t = calloc(1, sizeof(*t));
+	int rc = 0;
+
+	*out = NULL;
+	if (t == NULL || (t->peers = calloc(n ? n : 1, sizeof(*t->peers))) ==
+			     NULL) {
+		free(t);
+		return cg_err_set(err, CG_ENOMEM, "transport: out of memory");
+	}
+	t->n = n;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = peer_open(&t->peers[i], urls[i], err);
+	if (rc != 0) {
+		cg_transport_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+void
+cg_transport_free(cg_transport *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->peers[i].open)
+			nng_close(t->peers[i].sock);
+		free(t->peers[i].url);
+	}
+	free(t->peers);
+	free(t);
+}
+
+/* --- one round ---------------------------------------------------------- */
+
+struct call {
+	nng_ctx ctx;
+	nng_aio *aio;
+	int live;	/* ctx and aio exist */
+	int sent;	/* the send completed; a receive is pending */
+	json_int_t id;	/* request id, checked against the reply */
+};
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+outcome(cg_err *e, int rv, int waited_ms, const char *url)
+{
+	switch (rv) {
+	case NNG_ETIMEDOUT:
+		cg_err_set(e, CG_ETIMEDOUT, "timeout after %d ms", waited_ms);
+		break;
+	case NNG_ECONNREFUSED:
+		cg_err_set(e, CG_EUNAVAIL, "connection refused");
+		break;
+	case NNG_ECONNRESET:
+	case NNG_ECLOSED:
+	case NNG_ECONNSHUT:
+		cg_err_set(e, CG_EUNAVAIL, "connection reset");
+		break;
+	default:
+		cg_err_set(e, CG_EUNAVAIL, "%s (%s)", nng_strerror(rv), url);
+	}
+}
+
+static void
+start_send(struct peer *p, struct call *c, const json_t *req, int remain,
+	   cg_err *e)
+{
+	char *text = json_dumps(req, JSON_COMPACT);
+	nng_msg *msg = NULL;
+	int rv;
+
+	c->id = json_integer_value(json_object_get(req, "id"));
+	if (text == NULL || nng_msg_alloc(&msg, 0) != 0 ||
+	    nng_msg_append(msg, text, strlen(text)) != 0) {
+		free(text);
+		nng_msg_free(msg);
+		cg_err_set(e, CG_ENOMEM, "out of memory");
+		return;
+	}
+	free(text);
+	rv = nng_ctx_open(&c->ctx, p->sock);
+	if (rv == 0) {
+		rv = nng_aio_alloc(&c->aio, NULL, NULL);
+		if (rv != 0)
+			nng_ctx_close(c->ctx);
+	}
+	if (rv != 0) {
+		nng_msg_free(msg);
+		outcome(e, rv, 0, p->url);
+		return;
+	}
+	c->live = 1;
+	if (atomic_load(&p->pipes) == 0 && remain > CONNECT_GRACE_MS)
+		remain = CONNECT_GRACE_MS;
+	nng_aio_set_timeout(c->aio, remain);
+	nng_aio_set_msg(c->aio, msg);
+	nng_ctx_send(c->ctx, c->aio);
+}
+
+/* Decodes a reply and checks it answers request id. */
+static json_t *
+decode_reply(nng_msg *msg, json_int_t id, cg_err *e)
+{
+	json_t *rep = json_loadb(nng_msg_body(msg), nng_msg_len(msg), 0, NULL);
+
+	if (!json_is_object(rep) ||
+	    json_integer_value(json_object_get(rep, "id")) != id ||
+	    !json_is_boolean(json_object_get(rep, "ok"))) {
+		json_decref(rep);
+		cg_err_set(e, CG_EPROTO, "bad reply");
+		return NULL;
+	}
+	return rep;
+}
+
+void
+cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
+		       cg_err *errs, size_t n, int deadline_ms)
+{
+	cg_transport *t = ctx;
+	int64_t start = now_ms();
+	int64_t end = start + deadline_ms;
+	struct call *calls = calloc(n ? n : 1, sizeof(*calls));
+
+	if (calls == NULL) {
+		for (size_t i = 0; i < n; i++)
+			cg_err_set(&errs[i], CG_ENOMEM, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < n && i < t->n; i++) {
+		replies[i] = NULL;
+		if (reqs[i] != NULL)
+			start_send(&t->peers[i], &calls[i], reqs[i],
+				   deadline_ms, &errs[i]);
+	}
+	/* Sends done (or failed): start every receive. */
+	for (size_t i = 0; i < n && i < t->n; i++) {
+		struct call *c = &calls[i];
+		int rv;
+		int64_t remain;
+
+		if (!c->live)
+			continue;
+		nng_aio_wait(c->aio);
+		rv = nng_aio_result(c->aio);
+		if (rv != 0) {
+			nng_msg_free(nng_aio_get_msg(c->aio));
+			outcome(&errs[i],
+				rv == NNG_ETIMEDOUT &&
+					atomic_load(&t->peers[i].pipes) == 0
+				    ? NNG_ECONNREFUSED
+				    : rv,
+				(int)(now_ms() - start), t->peers[i].url);
+			continue;
+		}
+		remain = end - now_ms();
+		nng_aio_set_timeout(c->aio, remain > 0 ? (int)remain : 1);
+		nng_ctx_recv(c->ctx, c->aio);
+		c->sent = 1;
+	}
+	for (size_t i = 0; i < n && i < t->n; i++) {
+		struct call *c = &calls[i];
+		int rv;
+
+		if (!c->sent)
+			continue;
+		nng_aio_wait(c->aio);
+		rv = nng_aio_result(c->aio);
+		if (rv != 0) {
+			outcome(&errs[i], rv, (int)(now_ms() - start),
+				t->peers[i].url);
+			continue;
+		}
+		replies[i] = decode_reply(nng_aio_get_msg(c->aio), c->id,
+					  &errs[i]);
+		nng_msg_free(nng_aio_get_msg(c->aio));
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!calls[i].live)
+			continue;
+		nng_aio_free(calls[i].aio);
+		nng_ctx_close(calls[i].ctx);
+	}
+	free(calls);
+}
