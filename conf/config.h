@@ -1,0 +1,59 @@
+/*
+ * config.h - the gateway's YAML configuration (example: conf/gateway.yaml).
+ *
+ *   listen: http://127.0.0.1:7700   # where the gateway serves
+ *   deadline_ms: 800                 # per query round
+ *   cache: /var/cache/corpus-gw      # index cache of embedded nodes
+ *   workspaces:                      # served by nodes this process runs
+ *     - name: acme                   # (default: the folder's name)
+ *       path: ../src/acme            # relative to the config file
+ *       spawn: false                 # true: child processes, not threads
+ *   nodes:                           # remote nodes, already running
+ *     - name: billing-box
+ *       url: tcp://10.0.0.5:7801
+ *       workspace: acme
+ *       sources: [billing]
+ *
+ * Read with the bounded YAML reader of node/frontmatter.h (no aliases,
+ * depth and size capped).  Strict: an unknown key, a missing required key
+ * or a value of the wrong type is CG_EINVAL naming the key and the file.
+ */
+#ifndef CG_CONFIG_H
+#define CG_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cg_err.h"
+
+#define CG_CONFIG_MAX_BYTES (256 * 1024)
+
+typedef struct cg_conf_workspace {
+	char *name; /* workspace name, default basename(path) */
+	char *path; /* absolute */
+	bool spawn; /* nodes as child processes */
+} cg_conf_workspace;
+
+typedef struct cg_conf_node {
+	char *name;
+	char *url;	 /* nng address */
+	char *workspace; /* workspace its sources belong to */
+	char **sources;	 /* NULL-terminated */
+	size_t nsources;
+} cg_conf_node;
+
+typedef struct cg_config {
+	char *path;	   /* the file read */
+	char *listen;	   /* default http://127.0.0.1:7700 */
+	int deadline_ms;   /* default 800 */
+	char *cache;	   /* NULL: the default cache directory */
+	cg_conf_workspace *workspaces;
+	size_t nworkspaces;
+	cg_conf_node *nodes;
+	size_t nnodes;
+} cg_config;
+
+int cg_config_load(cg_config *c, const char *path, cg_err *err);
+void cg_config_fini(cg_config *c);
+
+#endif
