@@ -56,10 +56,49 @@ void cli_print_json(const json_t *v);
 struct cg_embed;
 int cli_open_embed(const cli_args *a, struct cg_embed **e, cg_err *err);
 
+/* Fills a gateway config from --config FILE, or from --workspace DIR
+ * (default ".") with --spawn, --cache and --deadline. */
+struct cg_config;
+int cli_load_config(const cli_args *a, struct cg_config *cfg, cg_err *err);
+
+/* Where a command's requests go: an in-process gateway (--workspace,
+ * --config) or a running one (--gateway URL). */
+#include "config.h"
+#include "gateway.h"
+
+typedef struct cli_session {
+	cg_config cfg;
+	int have_cfg;
+	cg_gateway *gw; /* embedded */
+	cg_fed *fed;	/* embedded: the gateway's federation (borrowed) */
+	char *remote;	/* --gateway URL */
+} cli_session;
+
+int cli_session_open(cli_session *s, const cli_args *a, cg_err *err);
+void cli_session_close(cli_session *s);
+/* Embedded sessions: asks every node to catch up with its files first
+ * (report: {source: sync stats}); remote: nothing to do. */
+int cli_session_sync(cli_session *s, json_t **report, cg_err *err);
+/* Runs a tool of the API table (gateway/api.h). */
+int cli_session_call(cli_session *s, const char *tool, const json_t *args,
+		     json_t **out, cg_err *err);
+
 /* Renders a search answer for a person. */
 void cli_render_search(const json_t *ans, bool explain);
 
 int cmd_index(int argc, char **argv);
 int cmd_query(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_node(int argc, char **argv);
+/* cmd_page.c: the page tools. */
+int cmd_read(int argc, char **argv);
+int cmd_peek(int argc, char **argv);
+int cmd_links(int argc, char **argv);
+int cmd_resolve(int argc, char **argv);
+/* cmd_walk.c: the walk tools. */
+int cmd_list(int argc, char **argv);
+int cmd_map(int argc, char **argv);
+int cmd_grep(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 #endif

@@ -11,16 +11,22 @@
 #include "cli.h"
 #include "embed.h"
 
+#define CLI_WHERE_OPTS                                                      \
+    {"workspace", true, false, "workspace directory (default: .)"},         \
+	{"config", true, false, "gateway config: its roster, in-process"},  \
+	{"gateway", true, false, "URL of a running gateway"},               \
+	{"cache", true, false, "index cache directory"},                    \
+	{"deadline", true, false, "per-round deadline in ms"},              \
+	{"spawn", false, false, "nodes as child processes"}
+
 static const cli_opt index_opts[] = {
-    {"workspace", true, false, "workspace directory (default: .)"},
-    {"cache", true, false, "index cache directory"},
+    CLI_WHERE_OPTS,
     {"json", false, false, "print JSON"},
     {"help", false, false, "show this help"},
 };
 
 static const cli_opt query_opts[] = {
-    {"workspace", true, false, "workspace directory (default: .)"},
-    {"cache", true, false, "index cache directory"},
+    CLI_WHERE_OPTS,
     {"json", false, false, "print one JSON object"},
     {"category", true, false,
      "context|standard|product|entity|concept|decision|source"},
@@ -36,6 +42,8 @@ static const cli_opt query_opts[] = {
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
 
+/* The in-process workspace without nng (cg_embed); kept for the tool
+ * commands until they move onto cli_session. */
 int
 cli_open_embed(const cli_args *a, cg_embed **e, cg_err *err)
 {
@@ -91,7 +99,7 @@ cmd_index(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cg_embed *e = NULL;
+	cli_session ss;
 	json_t *report = NULL;
 	int rc;
 
@@ -100,25 +108,26 @@ cmd_index(int argc, char **argv)
 	if (rc != 0)
 		return cli_fail("index", &err);
 	if (cli_flag(&a, "help")) {
-		cli_usage("index", "[--workspace DIR] [--cache DIR] [--json]",
+		cli_usage("index", "[--workspace DIR | --config FILE] [--json]",
 			  "Indexes (incrementally) every wiki of a workspace.",
 			  index_opts, NOPTS(index_opts));
 		return 0;
 	}
-	if (a.npos > 0) {
-		cg_err_set(&err, CG_EINVAL, "unexpected argument '%s'",
-			   a.pos[0]);
+	if (a.npos > 0 || cli_get(&a, "gateway") != NULL) {
+		cg_err_set(&err, CG_EINVAL,
+			   a.npos ? "unexpected argument" :
+				    "a running gateway indexes by itself");
 		return cli_fail("index", &err);
 	}
-	rc = cli_open_embed(&a, &e, &err);
+	rc = cli_session_open(&ss, &a, &err);
 	if (rc == 0)
-		rc = cg_fed_sync(cg_embed_fed(e), &report, &err);
+		rc = cli_session_sync(&ss, &report, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(report);
 	else if (rc == 0)
 		print_sync(report);
 	json_decref(report);
-	cg_embed_free(e);
+	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("index", &err);
 }
 
@@ -138,37 +147,47 @@ query_text(const cli_args *a)
 }
 
 static int
-parse_limit(const char *s, int *out, cg_err *err)
+parse_limit(const char *s, json_t *args, cg_err *err)
 {
 	char *end = NULL;
 	long v;
 
-	if (s == NULL) {
-		*out = 0;
+	if (s == NULL)
 		return 0;
-	}
 	v = strtol(s, &end, 10);
 	if (end == s || *end != '\0' || v < 1 || v > 500)
 		return cg_err_set(err, CG_EINVAL,
 				  "invalid --limit '%s' (valid: 1-500)", s);
-	*out = (int)v;
+	json_object_set_new(args, "limit", json_integer(v));
 	return 0;
 }
 
+/* The search tool's arguments from the command line. */
 static int
-build_req(const cli_args *a, cg_search_req *r, char *text, cg_err *err)
+build_args(const cli_args *a, const char *text, json_t *args, cg_err *err)
 {
-	memset(r, 0, sizeof(*r));
-	r->text = text;
-	r->filters.category = cli_get(a, "category");
-	r->filters.owner = cli_get(a, "owner");
-	r->filters.confidence = cli_get(a, "confidence");
-	r->filters.updated_since = cli_get(a, "updated-since");
-	r->filters.tag = cli_get(a, "tag");
-	r->nsources = cli_all(a, "source", (const char ***)&r->sources);
-	r->explain = cli_flag(a, "explain");
-	r->sync = true;
-	return parse_limit(cli_get(a, "limit"), &r->limit, err);
+	static const char *const strs[][2] = {
+	    {"category", "category"}, {"owner", "owner"},
+	    {"confidence", "confidence"}, {"updated-since", "updated_since"},
+	    {"tag", "tag"}};
+	const char **src = NULL;
+	size_t nsrc = cli_all(a, "source", &src);
+
+	json_object_set_new(args, "q", json_string(text));
+	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (cli_get(a, strs[i][0]) != NULL)
+			json_object_set_new(args, strs[i][1],
+					    json_string(cli_get(a, strs[i][0])));
+	if (nsrc > 0) {
+		json_t *l = json_array();
+
+		for (size_t i = 0; i < nsrc; i++)
+			json_array_append_new(l, json_string(src[i]));
+		json_object_set_new(args, "source", l);
+	}
+	if (cli_flag(a, "explain"))
+		json_object_set_new(args, "explain", json_true());
+	return parse_limit(cli_get(a, "limit"), args, err);
 }
 
 int
@@ -176,17 +195,21 @@ cmd_query(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cg_embed *e = NULL;
-	cg_search_req req;
+	cli_session ss = {0};
+	json_t *args = json_object();
 	json_t *ans = NULL;
+	json_t *report = NULL;
 	char *text = NULL;
 	int rc;
 
 	cg_err_clear(&err);
 	rc = cli_parse(&a, query_opts, NOPTS(query_opts), argc, argv, &err);
-	if (rc != 0)
+	if (rc != 0) {
+		json_decref(args);
 		return cli_fail("query", &err);
+	}
 	if (cli_flag(&a, "help")) {
+		json_decref(args);
 		cli_usage("query", "[options] [TEXT...]",
 			  "Searches every wiki of a workspace. The search is "
 			  "lexical; an empty\nresult does not prove absence "
@@ -195,18 +218,25 @@ cmd_query(int argc, char **argv)
 		return 0;
 	}
 	text = query_text(&a);
-	rc = text ? build_req(&a, &req, text, &err)
+	rc = text ? build_args(&a, text, args, &err)
 		  : cg_err_set(&err, CG_ENOMEM, "out of memory");
 	if (rc == 0)
-		rc = cli_open_embed(&a, &e, &err);
+		rc = cli_session_open(&ss, &a, &err);
 	if (rc == 0)
-		rc = cg_fed_search(cg_embed_fed(e), &req, &ans, &err);
+		rc = cli_session_sync(&ss, &report, &err);
+	if (rc == 0)
+		rc = cli_session_call(&ss, "search", args, &ans, &err);
+	if (rc == 0 && report != NULL)
+		json_object_set(json_object_get(ans, "evidence"), "index",
+				report);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
-		cli_render_search(ans, req.explain);
+		cli_render_search(ans, cli_flag(&a, "explain"));
 	json_decref(ans);
-	cg_embed_free(e);
+	json_decref(report);
+	json_decref(args);
+	cli_session_close(&ss);
 	free(text);
 	return rc == 0 ? 0 : cli_fail("query", &err);
 }

@@ -14,6 +14,16 @@ static const struct {
 } commands[] = {
     {"index", cmd_index, "index every wiki of a workspace (incremental)"},
     {"query", cmd_query, "search a workspace"},
+    {"serve", cmd_serve, "run the gateway (HTTP JSON API and MCP)"},
+    {"node", cmd_node, "serve a workspace over nng, re-indexing live"},
+    {"read", cmd_read, "print a page or a range of its lines"},
+    {"peek", cmd_peek, "title, tags, outline, links of pages (no body)"},
+    {"links", cmd_links, "outgoing links and backlinks of a page"},
+    {"resolve", cmd_resolve, "title, alias, slug or wikilink to uri(s)"},
+    {"list", cmd_list, "pages under a prefix, with filters, paged"},
+    {"map", cmd_map, "sources, categories, titles within a budget"},
+    {"grep", cmd_grep, "regex or literal over the page files"},
+    {"status", cmd_status, "sources, index generations, ages, sizes"},
 };
 
 static void

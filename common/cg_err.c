@@ -35,21 +35,23 @@ static const struct {
 	int code;
 	const char *name;
 	int exit_code;
+	int http; /* status on the HTTP API; "denied" is reported as 404 so
+		     a hidden page and a missing one look the same */
 } code_table[] = {
-	{CG_OK, "ok", 0},
-	{CG_ERR, "failure", 1},
-	{CG_EINVAL, "invalid_input", 2},
-	{CG_ENOPROV, "not_provisioned", 10},
-	{CG_ENOMEM, "out_of_memory", 1},
-	{CG_EIO, "io_error", 1},
-	{CG_ECORRUPT, "corrupt_index", 1},
-	{CG_ENOTFOUND, "not_found", 2},
-	{CG_EDENIED, "denied", 2},
-	{CG_ETOOBIG, "too_big", 2},
-	{CG_EPARSE, "parse_error", 2},
-	{CG_ETIMEDOUT, "timeout", 1},
-	{CG_EUNAVAIL, "unavailable", 1},
-	{CG_EPROTO, "bad_reply", 1},
+	{CG_OK, "ok", 0, 200},
+	{CG_ERR, "failure", 1, 500},
+	{CG_EINVAL, "invalid_input", 2, 400},
+	{CG_ENOPROV, "not_provisioned", 10, 503},
+	{CG_ENOMEM, "out_of_memory", 1, 500},
+	{CG_EIO, "io_error", 1, 500},
+	{CG_ECORRUPT, "corrupt_index", 1, 500},
+	{CG_ENOTFOUND, "not_found", 2, 404},
+	{CG_EDENIED, "denied", 2, 404},
+	{CG_ETOOBIG, "too_big", 2, 413},
+	{CG_EPARSE, "parse_error", 2, 400},
+	{CG_ETIMEDOUT, "timeout", 1, 504},
+	{CG_EUNAVAIL, "unavailable", 1, 503},
+	{CG_EPROTO, "bad_reply", 1, 502},
 };
 
 const char *
@@ -68,4 +70,13 @@ cg_code_exit(int code)
 		if (code_table[i].code == code)
 			return code_table[i].exit_code;
 	return 1;
+}
+
+int
+cg_code_http(int code)
+{
+	for (size_t i = 0; i < sizeof(code_table) / sizeof(code_table[0]); i++)
+		if (code_table[i].code == code)
+			return code_table[i].http;
+	return 500;
 }

@@ -53,4 +53,7 @@ const char *cg_code_name(int code);
 /* The CLI exit code for a code (SPEC 6): 0, 2, 10 or 1. */
 int cg_code_exit(int code);
 
+/* The HTTP status for a code on the gateway's API. */
+int cg_code_http(int code);
+
 #endif

@@ -7,6 +7,7 @@
  */
 #include "fed.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ struct cg_fed {
 	void *ctx;
 	int deadline_ms;
 	json_t *strs; /* owns every string of nodes[] */
-	int64_t next_id;
+	atomic_llong next_id; /* request ids; broadcasts run concurrently */
 };
 
 /* One round: per node, the reply's result or why there is none. */
@@ -215,7 +216,7 @@ round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 		json_object_set(a, "sources", scope[i]);
 		r->reqs[i] = json_pack("{s:i, s:I, s:s, s:o}", "v",
 				       CG_PROTO_VERSION, "id",
-				       (json_int_t)++f->next_id, "op", op,
+				       (json_int_t)(atomic_fetch_add(&f->next_id, 1) + 1), "op", op,
 				       "args", a);
 	}
 	f->broadcast(f->ctx, r->reqs, r->replies, r->errs, r->n,
@@ -815,8 +816,9 @@ call_collect(const cg_fed *f, const struct round *r, size_t i,
 	res = round_result(r, i, &code, &msg);
 	if (code == CG_EINVAL)
 		return cg_err_set(err, CG_EINVAL, "%s", msg);
-	n = json_pack("{s:s, s:O, s:s}", "node", f->nodes[i].name, "sources",
-		      scope[i], "outcome", msg);
+	n = json_pack("{s:s, s:s, s:O, s:s}", "node", f->nodes[i].name,
+		      "workspace", f->nodes[i].workspace, "sources", scope[i],
+		      "outcome", msg);
 	if (res != NULL)
 		json_object_set(n, "result", (json_t *)res);
 	json_array_append_new(nodes, n);

@@ -701,14 +701,37 @@ out_scan:
 json_t *
 cg_index_write_problems(sqlite3 *db)
 {
+	/* Unresolved links (kind unresolved_link): conservative, so never
+	 * wrong: a [[name]] without "/" that is no slug, title or alias of
+	 * this source, and a (x.md) link to the page's own folder that is
+	 * no page.  "a/b" links may name another source and are judged by
+	 * the links tool (node/tools_links.c), not here. */
 	static const char *const sql =
+	    "WITH names(n) AS (SELECT lower(slug) FROM pages"
+	    " UNION SELECT lower(title) FROM pages WHERE title IS NOT NULL"
+	    " UNION SELECT lower(j.value) FROM pages, json_each(pages.aliases) j"
+	    "  WHERE j.type = 'text') "
 	    "SELECT path, kind, message FROM problems "
 	    "UNION ALL SELECT path, 'frontmatter', "
 	    " coalesce(fm_error, 'frontmatter unreadable') FROM pages "
 	    " WHERE fm_status >= 2 "
 	    "UNION ALL SELECT path, 'invalid_utf8', utf8_fixed || "
 	    " ' invalid UTF-8 sequence(s) replaced' FROM pages "
-	    " WHERE utf8_fixed > 0 ORDER BY 1, 2";
+	    " WHERE utf8_fixed > 0 "
+	    "UNION ALL SELECT p.path, 'unresolved_link', 'link [[' || l.target"
+	    " || ']] on line ' || l.line || ' resolves to no page' FROM links l"
+	    " JOIN pages p ON p.id = l.page_id WHERE l.kind = 1"
+	    " AND instr(l.target, '/') = 0"
+	    " AND lower(l.target) NOT IN (SELECT n FROM names)"
+	    " AND NOT (lower(l.target) LIKE '%.md' AND substr(lower(l.target),"
+	    "  1, length(l.target) - 3) IN (SELECT n FROM names)) "
+	    "UNION ALL SELECT p.path, 'unresolved_link', 'link (' || l.target"
+	    " || ') on line ' || l.line || ' resolves to no page' FROM links l"
+	    " JOIN pages p ON p.id = l.page_id WHERE l.kind = 2"
+	    " AND l.target LIKE '%.md' AND instr(l.target, '/') = 0"
+	    " AND instr(l.target, '%') = 0"
+	    " AND rtrim(p.path, replace(p.path, '/', '')) || l.target"
+	    "  NOT IN (SELECT path FROM pages) ORDER BY 1, 2";
 	json_t *out = json_array();
 	sqlite3_stmt *st = NULL;
 

@@ -14,6 +14,8 @@
 #include "index.h"
 #include "query.h"
 #include "search.h"
+#include "tools_page.h"
+#include "tools_walk.h"
 
 struct src {
 	char *name;
@@ -381,6 +383,11 @@ static const struct {
     {"sync", op_sync},	   {"stats", op_stats},
     {"search", op_search}, {"claims", op_claims},
     {"problems", op_problems},
+    {"read", cg_tool_read}, {"peek", cg_tool_peek},
+    {"links", cg_tool_links}, {"backlinks", cg_tool_backlinks},
+    {"resolve", cg_tool_resolve},
+    {"list", cg_walk_list}, {"map", cg_walk_map},
+    {"grep", cg_walk_grep}, {"status", cg_walk_status},
 };
 
 /* {source: generation} of every source, after following CURRENT. */
@@ -405,6 +412,13 @@ reply_error(const cg_node *n, json_t *id, int code, const char *msg)
 			 CG_PROTO_VERSION, "id", id ? id : json_null(), "node",
 			 n->name, "ok", 0, "error", "code", cg_code_name(code),
 			 "message", msg);
+}
+
+json_t *
+cg_node_error_reply(const cg_node *n, const json_t *id, int code,
+		    const char *msg)
+{
+	return reply_error(n, (json_t *)id, code, msg);
 }
 
 json_t *
@@ -453,5 +467,6 @@ cg_node_handle(cg_node *n, const json_t *req)
 	}
 	return reply_error(n, id, CG_EINVAL,
 			   "unknown operation (valid: sync, stats, search, "
-			   "claims, problems)");
+			   "claims, problems, read, peek, links, "
+			   "backlinks, resolve, list, map, grep, status)");
 }

@@ -49,6 +49,12 @@ void cg_node_free(cg_node *n);
  * allocation failure. */
 json_t *cg_node_handle(cg_node *n, const json_t *req);
 
+/* An error reply in the format above, for a request that never reached
+ * cg_node_handle() (e.g. bytes the wire codec refused).  id (borrowed, may
+ * be NULL) is echoed; code is a negative cg_code.  New reference. */
+json_t *cg_node_error_reply(const cg_node *n, const json_t *id, int code,
+			    const char *msg);
+
 const char *cg_node_name(const cg_node *n);
 
 /* The node's sources, for operation handlers (node/tools*.c). */

@@ -1,0 +1,202 @@
+/*
+ * cmd_node.c - `corpus-gw node`: runs a workspace's node service (see
+ * node/server.h) until SIGTERM or SIGINT.
+ *
+ * Once listening it prints exactly one line to stdout, "listening <url>"
+ * with the real address (a tcp port 0 replaced by the bound port), so a
+ * test or a supervisor can read it; everything else is a log line on
+ * stderr, "time level component message key=value".  Signals are blocked
+ * in every thread and taken with sigwait() here, so there is no signal
+ * handler and no process-wide state.  It must not contain service logic.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cg_fs.h"
+#include "cli.h"
+#include "embed.h"
+#include "server.h"
+
+static const cli_opt node_opts[] = {
+    {"root", true, false, "workspace directory (default: .)"},
+    {"listen", true, false,
+     "ipc://PATH or tcp://HOST:PORT (default ipc://CACHE/NAME.ipc)"},
+    {"cache", true, false, "index cache directory"},
+    {"name", true, false, "node name in replies (default: workspace name)"},
+    {"source", true, false,
+     "serve only ROOT's own wiki, as this source (no sub-guilds)"},
+    {"reconcile", true, false, "seconds between full reconciles (default 30)"},
+    {"verbose", false, false, "log debug lines too"},
+    {"help", false, false, "show this help"},
+};
+
+#define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
+
+/* --source: one repository's own wiki under a given source name. */
+struct one_source {
+	cg_node_source ns;
+	char *repo;
+	char *wiki;
+};
+
+static int
+single_source(const char *root, const char *name, struct one_source *o,
+	      cg_err *err)
+{
+	o->repo = cg_realpath(root);
+	if (o->repo == NULL)
+		return cg_err_set(err, CG_EINVAL, "--root %s: no such folder",
+				  root);
+	o->wiki = cg_path_join(o->repo, ".guild/wiki");
+	if (o->wiki == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	if (!cg_is_dir(o->wiki))
+		return cg_err_set(err, CG_ENOPROV,
+				  "nothing provisioned: %s has no .guild/wiki",
+				  o->repo);
+	o->ns = (cg_node_source){name, o->repo, o->wiki};
+	return 0;
+}
+
+/* Writes one log line to stderr; debug lines only with --verbose. */
+static void
+log_line(void *ctx, const char *level, const char *component, const char *msg)
+{
+	const bool *verbose = ctx;
+	struct timespec ts;
+	struct tm tm;
+	char when[32];
+
+	if (strcmp(level, "debug") == 0 && !*verbose)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	(void)strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(stderr, "%s.%03ldZ %s %s %s\n", when, ts.tv_nsec / 1000000,
+	        level, component, msg);
+}
+
+static int
+parse_reconcile(const char *s, int *out, cg_err *err)
+{
+	char *end = NULL;
+	long v;
+
+	*out = 0;
+	if (s == NULL)
+		return 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || v < 1 || v > 86400)
+		return cg_err_set(err, CG_EINVAL,
+		                  "invalid --reconcile '%s' (valid: 1-86400 "
+		                  "seconds)",
+		                  s);
+	*out = (int)v;
+	return 0;
+}
+
+/* Blocks the stop signals (and SIGPIPE) in this thread and every thread
+ * created after, nng's included: they are taken by sigwait(). */
+static void
+block_signals(sigset_t *stop)
+{
+	sigset_t all;
+
+	sigemptyset(stop);
+	sigaddset(stop, SIGTERM);
+	sigaddset(stop, SIGINT);
+	all = *stop;
+	sigaddset(&all, SIGPIPE);
+	(void)pthread_sigmask(SIG_BLOCK, &all, NULL);
+}
+
+static int
+run(const cli_args *a, bool *verbose, cg_err *err)
+{
+	cg_server_opts o = {0};
+	cg_server *s = NULL;
+	char *def = NULL;
+	sigset_t stop;
+	struct one_source one = {0};
+	int sig = 0;
+	int rc;
+
+	rc = parse_reconcile(cli_get(a, "reconcile"), &o.reconcile_s, err);
+	if (rc != 0)
+		return rc;
+	o.root = cli_get(a, "root") ? cli_get(a, "root") : ".";
+	if (cli_get(a, "source") != NULL) {
+		rc = single_source(o.root, cli_get(a, "source"), &one, err);
+		if (rc != 0)
+			return rc;
+		o.sources = &one.ns;
+		o.nsources = 1;
+	}
+	o.cache_dir = cli_get(a, "cache");
+	if (o.cache_dir == NULL)
+		o.cache_dir = def = cg_default_cache_dir();
+	if (o.cache_dir == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	o.listen = cli_get(a, "listen");
+	o.name = cli_get(a, "name");
+	o.log = log_line;
+	o.log_ctx = verbose;
+	block_signals(&stop);
+	rc = cg_server_new(&s, &o, err);
+	if (rc == 0)
+		rc = cg_server_start(s, err);
+	if (rc == 0) {
+		printf("listening %s\n", cg_server_url(s));
+		(void)fflush(stdout);
+		while (sigwait(&stop, &sig) != 0)
+			;
+		log_line(verbose, "info", "node",
+		         sig == SIGINT ? "stopping signal=SIGINT"
+		                       : "stopping signal=SIGTERM");
+	}
+	cg_server_free(s);
+	free(def);
+	free(one.repo);
+	free(one.wiki);
+	return rc;
+}
+
+int
+cmd_node(int argc, char **argv)
+{
+	cli_args a;
+	cg_err err;
+	bool verbose;
+	int rc;
+
+	cg_err_clear(&err);
+	rc = cli_parse(&a, node_opts, NOPTS(node_opts), argc, argv, &err);
+	if (rc != 0)
+		return cli_fail("node", &err);
+	if (cli_flag(&a, "help")) {
+		cli_usage(
+		    "node",
+		    "[--root DIR] [--listen URL] [--cache DIR] "
+		    "[--name NAME] [--reconcile SECONDS]",
+		    "Serves a workspace's indexes over nng and keeps them "
+		    "current as files change.\nPrints \"listening URL\" "
+		    "once ready; logs go to stderr; SIGTERM or SIGINT\n"
+		    "stops it cleanly.",
+		    node_opts, NOPTS(node_opts));
+		return 0;
+	}
+	if (a.npos > 0) {
+		cg_err_set(&err, CG_EINVAL, "unexpected argument '%s'",
+		           a.pos[0]);
+		return cli_fail("node", &err);
+	}
+	verbose = cli_flag(&a, "verbose");
+	rc = run(&a, &verbose, &err);
+	if (rc == 0)
+		log_line(&verbose, "info", "node", "stopped");
+	return rc == 0 ? 0 : cli_fail("node", &err);
+}

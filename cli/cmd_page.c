@@ -1,0 +1,370 @@
+/*
+ * cmd_page.c - `corpus-gw read|peek|links|resolve`: the page tools in
+ * embedded mode (--workspace DIR).  The workspace's nodes run in this
+ * process, are synced first (as `query` does), and the tool takes the
+ * federation path (federation/fed_page.c) the gateway takes.  This file
+ * parses options and renders answers; it holds no tool logic.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "embed.h"
+#include "fed_page.h"
+
+#define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
+
+static const cli_opt read_opts[] = {
+    {"workspace", true, false, "workspace directory (default: .)"},
+    {"cache", true, false, "index cache directory"},
+    {"lines", true, false, "A:B, A:, :B or A (file lines, 1-based)"},
+    {"json", false, false, "print one JSON object"},
+    {"help", false, false, "show this help"},
+};
+
+static const cli_opt page_opts[] = {
+    {"workspace", true, false, "workspace directory (default: .)"},
+    {"cache", true, false, "index cache directory"},
+    {"json", false, false, "print one JSON object"},
+    {"help", false, false, "show this help"},
+};
+
+static const char *
+s(const json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+
+	return v ? v : "";
+}
+
+static long long
+num(const json_t *o, const char *k)
+{
+	return (long long)json_integer_value(json_object_get(o, k));
+}
+
+/* Parses the command line; 1 when --help was printed, 0 to go on, or a
+ * negative code. */
+static int
+parse(cli_args *a, const char *cmd, const char *synopsis, const char *about,
+      const cli_opt *opts, size_t nopts, int argc, char **argv, cg_err *err)
+{
+	int rc = cli_parse(a, opts, nopts, argc, argv, err);
+
+	if (rc == 0 && cli_flag(a, "help")) {
+		cli_usage(cmd, synopsis, about, opts, nopts);
+		return 1;
+	}
+	return rc;
+}
+
+/* Opens the workspace and brings its indexes up to date.  A sync
+ * failure other than "nothing provisioned" is a warning: the tool still
+ * answers from what is indexed and reports silent nodes itself. */
+static int
+open_synced(const cli_args *a, const char *cmd, cg_embed **e, cg_err *err)
+{
+	json_t *rep = NULL;
+	cg_err serr;
+	int rc = cli_open_embed(a, e, err);
+
+	if (rc != 0)
+		return rc;
+	cg_err_clear(&serr);
+	rc = cg_fed_sync(cg_embed_fed(*e), &rep, &serr);
+	json_decref(rep);
+	if (rc == CG_ENOPROV)
+		return cg_err_set(err, rc, "%s", serr.msg);
+	if (rc != 0)
+		fprintf(stderr, "corpus-gw %s: warning: index sync: %s\n", cmd,
+		        serr.msg);
+	return 0;
+}
+
+/* Prints the non-ok nodes and the followups of an answer. */
+static void
+render_receipt(const json_t *ans)
+{
+	const json_t *nodes =
+	    json_object_get(json_object_get(ans, "evidence"), "nodes");
+	const json_t *fu = json_object_get(ans, "followups");
+	size_t i;
+	const json_t *v;
+
+	json_array_foreach(nodes, i, v)
+	{
+		if (strcmp(s(v, "outcome"), "ok") != 0)
+			printf("  node %s: %s\n", s(v, "node"),
+			       s(v, "outcome"));
+	}
+	if (json_array_size(fu) == 0)
+		return;
+	printf("\nFollowups:\n");
+	json_array_foreach(fu, i, v)
+	{
+		printf("- [%s] %s%s%s\n", s(v, "kind"), s(v, "message"),
+		       *s(v, "uri") ? " " : "", s(v, "uri"));
+	}
+}
+
+/* --- read ----------------------------------------------------------------- */
+
+/* The page text exactly as stored (frontmatter block, then body), or the
+ * line range. */
+static void
+render_read(const json_t *ans)
+{
+	const json_t *t = json_object_get(ans, "text");
+
+	if (t != NULL) {
+		fwrite(json_string_value(t), 1, json_string_length(t), stdout);
+		return;
+	}
+	t = json_object_get(ans, "frontmatter_raw");
+	if (t != NULL)
+		fwrite(json_string_value(t), 1, json_string_length(t), stdout);
+	t = json_object_get(ans, "body");
+	fwrite(json_string_value(t), 1, json_string_length(t), stdout);
+}
+
+int
+cmd_read(int argc, char **argv)
+{
+	cli_args a;
+	cg_err err;
+	cg_embed *e = NULL;
+	json_t *ans = NULL;
+	int rc;
+
+	cg_err_clear(&err);
+	rc = parse(&a, "read", "[options] URI",
+	           "Prints a page (frontmatter and body) or a range of its "
+	           "lines. URI is\ncg://<workspace>/<source>/<path> or "
+	           "<source>/<path>; only files inside\nthe source's wiki are "
+	           "read, and symlinks are never followed.",
+	           read_opts, NOPTS(read_opts), argc, argv, &err);
+	if (rc == 1)
+		return 0;
+	if (rc == 0 && a.npos != 1)
+		rc = cg_err_set(&err, CG_EINVAL,
+		                "read takes one URI (see --help)");
+	if (rc == 0)
+		rc = open_synced(&a, "read", &e, &err);
+	if (rc == 0)
+		rc = cg_fed_read(cg_embed_fed(e), a.pos[0],
+		                 cli_get(&a, "lines"), &ans, &err);
+	if (rc == 0 && cli_flag(&a, "json"))
+		cli_print_json(ans);
+	else if (rc == 0)
+		render_read(ans);
+	json_decref(ans);
+	cg_embed_free(e);
+	return rc == 0 ? 0 : cli_fail("read", &err);
+}
+
+/* --- links and peek ------------------------------------------------------- */
+
+static void
+render_link(const json_t *lk)
+{
+	bool wiki = strcmp(s(lk, "kind"), "wikilink") == 0;
+
+	printf("  line %-5lld %s%s%s%s%s%s%s", num(lk, "line"),
+	       wiki ? "[[" : "(", s(lk, "target"), *s(lk, "anchor") ? "#" : "",
+	       s(lk, "anchor"), wiki && *s(lk, "text") ? "|" : "",
+	       wiki ? s(lk, "text") : "", wiki ? "]]" : ")");
+	if (json_is_true(json_object_get(lk, "resolved")))
+		printf("  -> %s (%s)\n", s(lk, "uri"), s(lk, "match"));
+	else
+		printf("  unresolved: %s\n", s(lk, "reason"));
+}
+
+static void
+render_links(const json_t *ans)
+{
+	const json_t *c = json_object_get(ans, "counts");
+	size_t i;
+	const json_t *v;
+
+	printf("%s\n%s\n\nOutgoing links (%lld, %lld unresolved):\n",
+	       s(ans, "title"), s(ans, "uri"), num(c, "outgoing"),
+	       num(c, "unresolved"));
+	json_array_foreach(json_object_get(ans, "outgoing"), i, v)
+	{
+		render_link(v);
+	}
+	printf("\nBacklinks (%lld):\n", num(c, "backlinks"));
+	json_array_foreach(json_object_get(ans, "backlinks"), i, v)
+	{
+		bool wiki = strcmp(s(v, "kind"), "wikilink") == 0;
+
+		printf("  %s line %lld  %s%s%s  (%s)\n", s(v, "uri"),
+		       num(v, "line"), wiki ? "[[" : "(", s(v, "target"),
+		       wiki ? "]]" : ")", s(v, "title"));
+	}
+	render_receipt(ans);
+}
+
+int
+cmd_links(int argc, char **argv)
+{
+	cli_args a;
+	cg_err err;
+	cg_embed *e = NULL;
+	json_t *ans = NULL;
+	int rc;
+
+	cg_err_clear(&err);
+	rc = parse(&a, "links", "[options] URI",
+	           "Lists a page's outgoing links (wikilinks and relative "
+	           "markdown links,\neach resolved to a uri or marked "
+	           "unresolved) and its backlinks from\nevery source of the "
+	           "workspace. One hop.",
+	           page_opts, NOPTS(page_opts), argc, argv, &err);
+	if (rc == 1)
+		return 0;
+	if (rc == 0 && a.npos != 1)
+		rc = cg_err_set(&err, CG_EINVAL,
+		                "links takes one URI (see --help)");
+	if (rc == 0)
+		rc = open_synced(&a, "links", &e, &err);
+	if (rc == 0)
+		rc = cg_fed_links(cg_embed_fed(e), a.pos[0], &ans, &err);
+	if (rc == 0 && cli_flag(&a, "json"))
+		cli_print_json(ans);
+	else if (rc == 0)
+		render_links(ans);
+	json_decref(ans);
+	cg_embed_free(e);
+	return rc == 0 ? 0 : cli_fail("links", &err);
+}
+
+static void
+render_peek_page(const json_t *p)
+{
+	size_t i;
+	const json_t *v;
+
+	if (json_object_get(p, "error") != NULL) {
+		printf("%s\n  error: %s\n\n", s(p, "uri"),
+		       s(json_object_get(p, "error"), "message"));
+		return;
+	}
+	printf("%s\n  %s\n  %s", s(p, "title"), s(p, "uri"),
+	       *s(p, "category") ? s(p, "category") : "uncategorised");
+	json_array_foreach(json_object_get(p, "tags"), i, v)
+	{
+		printf("%s%s", i == 0 ? " · tags: " : ", ",
+		       json_string_value(v));
+	}
+	printf(" · %lld lines\n", num(p, "nlines"));
+	if (*s(p, "first_line"))
+		printf("  first line: %s\n", s(p, "first_line"));
+	json_array_foreach(json_object_get(p, "headings"), i, v)
+	{
+		printf("  %*s%.*s %s (line %lld)\n",
+		       (int)(2 * (num(v, "level") - 1)), "",
+		       (int)num(v, "level"), "######", s(v, "text"),
+		       num(v, "line"));
+	}
+	json_array_foreach(json_object_get(p, "links"), i, v)
+	{
+		render_link(v);
+	}
+	printf("\n");
+}
+
+int
+cmd_peek(int argc, char **argv)
+{
+	cli_args a;
+	cg_err err;
+	cg_embed *e = NULL;
+	json_t *ans = NULL;
+	int rc;
+
+	cg_err_clear(&err);
+	rc = parse(&a, "peek", "[options] URI...",
+	           "Shows each page's title, tags, heading outline, outgoing "
+	           "links and\nfirst line, without its body.",
+	           page_opts, NOPTS(page_opts), argc, argv, &err);
+	if (rc == 1)
+		return 0;
+	if (rc == 0 && a.npos == 0)
+		rc = cg_err_set(&err, CG_EINVAL,
+		                "peek takes one or more URIs (see --help)");
+	if (rc == 0)
+		rc = open_synced(&a, "peek", &e, &err);
+	if (rc == 0)
+		rc = cg_fed_peek(cg_embed_fed(e), a.pos, a.npos, &ans, &err);
+	/* A page that failed is in the answer: print it, then fail. */
+	if (ans != NULL && cli_flag(&a, "json")) {
+		cli_print_json(ans);
+	} else if (ans != NULL) {
+		size_t i;
+		const json_t *p;
+
+		json_array_foreach(json_object_get(ans, "pages"), i, p)
+		{
+			render_peek_page(p);
+		}
+		render_receipt(ans);
+	}
+	json_decref(ans);
+	cg_embed_free(e);
+	return rc == 0 ? 0 : cli_fail("peek", &err);
+}
+
+/* --- resolve -------------------------------------------------------------- */
+
+static void
+render_resolve(const json_t *ans)
+{
+	size_t i;
+	const json_t *m;
+
+	if (json_array_size(json_object_get(ans, "matches")) == 0)
+		printf("no page matches '%s'. %s\n", s(ans, "lookup"),
+		       s(ans, "note"));
+	json_array_foreach(json_object_get(ans, "matches"), i, m)
+	{
+		printf("%-6s %s  %s\n", s(m, "match"), s(m, "uri"),
+		       s(m, "title"));
+	}
+	render_receipt(ans);
+}
+
+int
+cmd_resolve(int argc, char **argv)
+{
+	cli_args a;
+	cg_err err;
+	cg_embed *e = NULL;
+	json_t *ans = NULL;
+	int rc;
+
+	cg_err_clear(&err);
+	rc = parse(&a, "resolve", "[options] NAME",
+	           "Finds the pages a title, alias, slug, path, "
+	           "[[wikilink]], source/name or\nuri designates, in every "
+	           "source, best first, with how each matched.",
+	           page_opts, NOPTS(page_opts), argc, argv, &err);
+	if (rc == 1)
+		return 0;
+	if (rc == 0 && a.npos != 1)
+		rc = cg_err_set(&err, CG_EINVAL,
+		                "resolve takes one NAME (quote a name with "
+		                "spaces; see --help)");
+	if (rc == 0)
+		rc = open_synced(&a, "resolve", &e, &err);
+	if (rc == 0)
+		rc = cg_fed_resolve(cg_embed_fed(e), a.pos[0], &ans, &err);
+	if (rc == 0 && cli_flag(&a, "json"))
+		cli_print_json(ans);
+	else if (rc == 0)
+		render_resolve(ans);
+	json_decref(ans);
+	cg_embed_free(e);
+	return rc == 0 ? 0 : cli_fail("resolve", &err);
+}

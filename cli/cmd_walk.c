@@ -1,0 +1,405 @@
+/*
+ * cmd_walk.c - `corpus-gw list`, `map`, `grep` and `status`, in embedded
+ * mode (--workspace DIR): options to a request, the federation call
+ * (federation/tools_walk.c), then JSON or text for people.  It holds no
+ * walking logic of its own.  list and map bring the indexes up to date
+ * first (like query); grep reads the files and needs no index; status
+ * reports the indexes as they are, without touching them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../federation/tools_walk.h" /* node/ has a tools_walk.h too */
+#include "cli.h"
+#include "embed.h"
+
+#define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
+
+#define COMMON_OPTS                                                     \
+	{"workspace", true, false, "workspace directory (default: .)"}, \
+	    {"cache", true, false, "index cache directory"},            \
+	    {"json", false, false, "print one JSON object"},            \
+	    {"source", true, true, "limit to a source (repeatable)"},   \
+	{                                                               \
+		"help", false, false, "show this help"                  \
+	}
+
+#define FILTER_OPTS                                                   \
+	{"category", true, false,                                     \
+	 "context|standard|product|entity|concept|decision|source"},  \
+	    {"owner", true, false, "owner (case-insensitive)"},       \
+	    {"confidence", true, false, "low|medium|high"},           \
+	    {"updated-since", true, false, "YYYY-MM-DD (inclusive)"}, \
+	{                                                             \
+		"tag", true, false, "tag (case-insensitive)"          \
+	}
+
+static const cli_opt list_opts[] = {
+    COMMON_OPTS,
+    FILTER_OPTS,
+    {"limit", true, false, "pages per answer (default 50, max 500)"},
+    {"offset", true, false, "pages to skip (default 0)"},
+};
+
+static const cli_opt map_opts[] = {
+    COMMON_OPTS,
+    FILTER_OPTS,
+    {"budget", true, false, "characters of text (default 4000)"},
+};
+
+static const cli_opt grep_opts[] = {
+    COMMON_OPTS,
+    {"fixed", false, false, "PATTERN is a literal, not a regex"},
+    {"case-sensitive", false, false, "match case (default: ignore it)"},
+    {"max", true, false, "matching lines shown (default 200, max 10000)"},
+};
+
+static const cli_opt status_opts[] = {
+    COMMON_OPTS,
+};
+
+/* --- shared ----------------------------------------------------------------
+ */
+
+static const char *
+s(const json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+
+	return v ? v : "";
+}
+
+static long long
+n_of(const json_t *o, const char *k)
+{
+	return (long long)json_integer_value(json_object_get(o, k));
+}
+
+/* Parses an optional integer option into *out (unchanged when absent). */
+static int
+opt_int(const cli_args *a, const char *name, long min, long max, int *out,
+        cg_err *err)
+{
+	const char *v = cli_get(a, name);
+	char *end = NULL;
+	long n;
+
+	if (v == NULL)
+		return 0;
+	n = strtol(v, &end, 10);
+	if (end == v || *end != '\0' || n < min || n > max)
+		return cg_err_set(err, CG_EINVAL,
+		                  "invalid --%s '%s' (valid: %ld-%ld)", name, v,
+		                  min, max);
+	*out = (int)n;
+	return 0;
+}
+
+static void
+opt_filters(const cli_args *a, cg_filters *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->category = cli_get(a, "category");
+	f->owner = cli_get(a, "owner");
+	f->confidence = cli_get(a, "confidence");
+	f->updated_since = cli_get(a, "updated-since");
+	f->tag = cli_get(a, "tag");
+}
+
+/* Parses argv; handles --help and the count of positional arguments.
+ * Returns -1 to go on, else the exit code. */
+static int
+start(const char *cmd, const char *syn, const char *about, const cli_opt *opts,
+      size_t nopts, size_t minpos, size_t maxpos, int argc, char **argv,
+      cli_args *a, cg_err *err)
+{
+	cg_err_clear(err);
+	if (cli_parse(a, opts, nopts, argc, argv, err) != 0)
+		return cli_fail(cmd, err);
+	if (cli_flag(a, "help")) {
+		cli_usage(cmd, syn, about, opts, nopts);
+		return 0;
+	}
+	if (a->npos < minpos || a->npos > maxpos) {
+		cg_err_set(err, CG_EINVAL, "expected %s (see --help)", syn);
+		return cli_fail(cmd, err);
+	}
+	return -1;
+}
+
+static void
+print_followups(const json_t *ans)
+{
+	const json_t *fu = json_object_get(ans, "followups");
+	const json_t *f;
+	size_t i;
+
+	json_array_foreach(fu, i, f)
+	    printf("- [%s] %s\n", s(f, "kind"), s(f, "message"));
+}
+
+/* Opens the workspace; syncs its indexes when sync. */
+static int
+open_ws(const cli_args *a, bool sync, cg_embed **e, cg_err *err)
+{
+	json_t *report = NULL;
+	int rc = cli_open_embed(a, e, err);
+
+	if (rc == 0 && sync)
+		rc = cg_fed_sync(cg_embed_fed(*e), &report, err);
+	json_decref(report);
+	return rc;
+}
+
+/* --- list ------------------------------------------------------------------
+ */
+
+static void
+render_list(const json_t *ans)
+{
+	const json_t *items = json_object_get(ans, "items");
+	const json_t *it;
+	size_t i;
+
+	json_array_foreach(items, i, it)
+	{
+		printf("%s\n    %s", s(it, "uri"), s(it, "title"));
+		printf(" · %s", *s(it, "category") ? s(it, "category")
+		                                   : "uncategorised");
+		if (*s(it, "confidence"))
+			printf(" · %s", s(it, "confidence"));
+		if (*s(it, "updated_at"))
+			printf(" · updated %s", s(it, "updated_at"));
+		printf("\n");
+	}
+	if (json_array_size(items) == 0)
+		printf("no pages\n");
+	else
+		printf("\npages %lld-%lld of %lld", n_of(ans, "offset") + 1,
+		       n_of(ans, "offset") + (long long)json_array_size(items),
+		       n_of(ans, "total"));
+	if (json_is_integer(json_object_get(ans, "next_offset")))
+		printf("; next: --offset %lld", n_of(ans, "next_offset"));
+	printf("\n");
+	print_followups(ans);
+}
+
+int
+cmd_list(int argc, char **argv)
+{
+	cli_args a;
+	cg_err err;
+	cg_embed *e = NULL;
+	cg_list_req r;
+	json_t *ans = NULL;
+	int rc = start("list", "[options] [PREFIX]",
+	               "Lists pages under a prefix (cg://ws/source/path, "
+	               "SOURCE/path, or a path from\nthe wiki or repository "
+	               "root), sorted by uri, with the search filters.",
+	               list_opts, NOPTS(list_opts), 0, 1, argc, argv, &a, &err);
+
+	if (rc >= 0)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	opt_filters(&a, &r.filters);
+	r.prefix = a.npos > 0 ? a.pos[0] : NULL;
+	r.nsources = cli_all(&a, "source", (const char ***)&r.sources);
+	rc = opt_int(&a, "limit", 1, 500, &r.limit, &err);
+	if (rc == 0)
+		rc = opt_int(&a, "offset", 0, 100000, &r.offset, &err);
+	if (rc == 0)
+		rc = cg_filters_validate(&r.filters, &err);
+	if (rc == 0)
+		rc = open_ws(&a, true, &e, &err);
+	if (rc == 0)
+		rc = cg_fed_list(cg_embed_fed(e), &r, &ans, &err);
+	if (rc == 0 && cli_flag(&a, "json"))
+		cli_print_json(ans);
+	else if (rc == 0)
+		render_list(ans);
+	json_decref(ans);
+	cg_embed_free(e);
+	return rc == 0 ? 0 : cli_fail("list", &err);
+}
+
+/* --- map -------------------------------------------------------------------
+ */
+
+int
+cmd_map(int argc, char **argv)
+{
+	cli_args a;
+	cg_err err;
+	cg_embed *e = NULL;
+	cg_map_req r;
+	json_t *ans = NULL;
+	int rc = start("map", "[options] [PREFIX]",
+	               "The tree of sources, categories and page titles, cut "
+	               "to a budget of\ncharacters; what does not fit is "
+	               "counted (\"… 12 more pages\").",
+	               map_opts, NOPTS(map_opts), 0, 1, argc, argv, &a, &err);
+
+	if (rc >= 0)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	opt_filters(&a, &r.filters);
+	r.prefix = a.npos > 0 ? a.pos[0] : NULL;
+	r.nsources = cli_all(&a, "source", (const char ***)&r.sources);
+	rc = opt_int(&a, "budget", CG_MAP_MIN_BUDGET, CG_MAP_MAX_BUDGET,
+	             &r.budget, &err);
+	if (rc == 0)
+		rc = cg_filters_validate(&r.filters, &err);
+	if (rc == 0)
+		rc = open_ws(&a, true, &e, &err);
+	if (rc == 0)
+		rc = cg_fed_map(cg_embed_fed(e), &r, &ans, &err);
+	if (rc == 0 && cli_flag(&a, "json"))
+		cli_print_json(ans);
+	else if (rc == 0)
+		fputs(*s(ans, "text") ? s(ans, "text") : "no pages\n", stdout);
+	json_decref(ans);
+	cg_embed_free(e);
+	return rc == 0 ? 0 : cli_fail("map", &err);
+}
+
+/* --- grep ------------------------------------------------------------------
+ */
+
+static void
+render_grep(const json_t *ans)
+{
+	const json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(ans, "matches"), i, m)
+	    printf("%s/%s:%lld: %s\n", s(m, "source"), s(m, "path"),
+	           n_of(m, "line"), s(m, "text"));
+	printf("\n%lld matching line(s) in %lld file(s); %lld file(s) "
+	       "searched",
+	       n_of(ans, "total"), n_of(ans, "files_with_matches"),
+	       n_of(ans, "files_searched"));
+	if (json_is_true(json_object_get(ans, "truncated")))
+		printf("; first %zu shown (truncated)",
+		       json_array_size(json_object_get(ans, "matches")));
+	printf("\n");
+	json_array_foreach(json_object_get(ans, "skipped"), i, m)
+	    printf("skipped %s/%s: %s\n", s(m, "source"), s(m, "path"),
+	           s(m, "reason"));
+	print_followups(ans);
+}
+
+int
+cmd_grep(int argc, char **argv)
+{
+	cli_args a;
+	cg_err err;
+	cg_embed *e = NULL;
+	cg_grep_req r;
+	json_t *ans = NULL;
+	int rc = start("grep", "[options] PATTERN [PREFIX]",
+	               "Searches the page files themselves, line by line: a "
+	               "POSIX extended regex\n(or a literal with --fixed), "
+	               "case-insensitive unless --case-sensitive.\nExhaustive: "
+	               "also pages too large for the index. Use `--` before "
+	               "a PATTERN\nthat starts with '-'.",
+	               grep_opts, NOPTS(grep_opts), 1, 2, argc, argv, &a, &err);
+
+	if (rc >= 0)
+		return rc;
+	memset(&r, 0, sizeof(r));
+	r.pattern = a.pos[0];
+	r.prefix = a.npos > 1 ? a.pos[1] : NULL;
+	r.fixed = cli_flag(&a, "fixed");
+	r.case_sensitive = cli_flag(&a, "case-sensitive");
+	r.nsources = cli_all(&a, "source", (const char ***)&r.sources);
+	rc = opt_int(&a, "max", 1, 10000, &r.max, &err);
+	if (rc == 0)
+		rc = open_ws(&a, false, &e, &err);
+	if (rc == 0)
+		rc = cg_fed_grep(cg_embed_fed(e), &r, &ans, &err);
+	if (rc == 0 && cli_flag(&a, "json"))
+		cli_print_json(ans);
+	else if (rc == 0)
+		render_grep(ans);
+	json_decref(ans);
+	cg_embed_free(e);
+	return rc == 0 ? 0 : cli_fail("grep", &err);
+}
+
+/* --- status ----------------------------------------------------------------
+ */
+
+static void
+render_source_status(const json_t *src)
+{
+	const json_t *errs = json_object_get(src, "errors");
+	const json_t *e;
+	size_t i;
+
+	printf("  %s: generation %lld", s(src, "source"),
+	       n_of(src, "generation"));
+	if (json_is_true(json_object_get(src, "ready")))
+		printf(", %lld pages, %lld sections, %lld problems, db %lld "
+		       "KiB\n    last sync %s (%lld s ago), generation "
+		       "written %lld s ago\n",
+		       n_of(src, "pages"), n_of(src, "sections"),
+		       n_of(src, "problems"),
+		       (n_of(src, "db_bytes") + 1023) / 1024,
+		       *s(src, "last_sync") ? s(src, "last_sync") : "never",
+		       n_of(src, "index_age_s"), n_of(src, "generation_age_s"));
+	else
+		printf(", not indexed\n");
+	json_array_foreach(errs, i, e)
+	    printf("    error: %s\n", json_string_value(e));
+}
+
+static void
+render_status(const json_t *ans)
+{
+	const json_t *n;
+	size_t i;
+
+	printf("workspace %s\n", s(ans, "workspace"));
+	json_array_foreach(json_object_get(ans, "nodes"), i, n)
+	{
+		const json_t *src;
+		size_t k;
+
+		printf("node %s: %s\n", s(n, "node"), s(n, "outcome"));
+		json_array_foreach(json_object_get(n, "sources"), k, src)
+		    render_source_status(src);
+	}
+	print_followups(ans);
+}
+
+int
+cmd_status(int argc, char **argv)
+{
+	cli_args a;
+	cg_err err;
+	cg_embed *e = NULL;
+	json_t *ans = NULL;
+	const char **src = NULL;
+	size_t nsrc;
+	int rc =
+	    start("status", "[options]",
+	          "Sources, page counts, index generations, ages and "
+	          "sizes, and errors,\nper node. Does not index: run "
+	          "`corpus-gw index` first.",
+	          status_opts, NOPTS(status_opts), 0, 0, argc, argv, &a, &err);
+
+	if (rc >= 0)
+		return rc;
+	nsrc = cli_all(&a, "source", &src);
+	rc = open_ws(&a, false, &e, &err);
+	if (rc == 0)
+		rc = cg_fed_status(cg_embed_fed(e), src, nsrc, &ans, &err);
+	if (rc == 0 && cli_flag(&a, "json"))
+		cli_print_json(ans);
+	else if (rc == 0)
+		render_status(ans);
+	json_decref(ans);
+	cg_embed_free(e);
+	return rc == 0 ? 0 : cli_fail("status", &err);
+}

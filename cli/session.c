@@ -1,0 +1,171 @@
+/*
+ * session.c - where a CLI command's requests go.  Embedded (--workspace
+ * DIR or --config FILE): a gateway is opened in this process — its nodes
+ * run in-process over nng inproc://, remote nodes are dialled — and the
+ * tool runs through the same table the HTTP API uses.  Remote (--gateway
+ * URL): the tool is a GET on the running gateway's /v1/<tool>.  Either way
+ * a command sees one JSON answer.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "api.h"
+#include "cg_buf.h"
+#include "cli.h"
+
+int
+cli_session_open(cli_session *s, const cli_args *a, cg_err *err)
+{
+	cg_gateway_opts go = {0};
+	int rc;
+
+	memset(s, 0, sizeof(s[0]));
+	if (cli_get(a, "gateway") != NULL) {
+		if (cli_get(a, "workspace") || cli_get(a, "config"))
+			return cg_err_set(err, CG_EINVAL,
+					  "--gateway talks to a running "
+					  "gateway: drop --workspace/--config");
+		s->remote = strdup(cli_get(a, "gateway"));
+		return s->remote ? 0 : cg_err_set(err, CG_ENOMEM, "oom");
+	}
+	rc = cli_load_config(a, &s->cfg, err);
+	if (rc != 0)
+		return rc;
+	s->have_cfg = 1;
+	go.config = &s->cfg;
+	go.on_demand = true;
+	rc = cg_gateway_open(&s->gw, &go, err);
+	if (rc == 0)
+		s->fed = cg_gateway_fed(s->gw);
+	return rc;
+}
+
+void
+cli_session_close(cli_session *s)
+{
+	cg_gateway_free(s->gw);
+	if (s->have_cfg)
+		cg_config_fini(&s->cfg);
+	free(s->remote);
+	memset(s, 0, sizeof(s[0]));
+}
+
+int
+cli_session_sync(cli_session *s, json_t **report, cg_err *err)
+{
+	*report = NULL;
+	if (s->fed == NULL)
+		return 0; /* a running gateway keeps its nodes current */
+	return cg_fed_sync(s->fed, report, err);
+}
+
+static size_t
+on_body(char *p, size_t size, size_t n, void *ctx)
+{
+	cg_buf *b = ctx;
+
+	return cg_buf_append(b, p, size * n) == 0 ? size * n : 0;
+}
+
+/* args as a query string: repeated keys for arrays. */
+static int
+query_string(CURL *c, const json_t *args, cg_buf *url)
+{
+	const char *key;
+	json_t *v;
+	char sep = '?';
+
+	json_object_foreach((json_t *)args, key, v)
+	{
+		size_t n = json_is_array(v) ? json_array_size(v) : 1;
+
+		for (size_t i = 0; i < n; i++) {
+			const json_t *item = json_is_array(v)
+						 ? json_array_get(v, i)
+						 : v;
+			char *text = json_is_string(item)
+					 ? strdup(json_string_value(item))
+					 : json_dumps(item, JSON_ENCODE_ANY);
+			char *esc = text ? curl_easy_escape(c, text, 0) : NULL;
+
+			if (esc == NULL) {
+				free(text);
+				return CG_ENOMEM;
+			}
+			(void)cg_buf_printf(url, "%c%s=%s", sep, key, esc);
+			sep = '&';
+			curl_free(esc);
+			free(text);
+		}
+	}
+	return 0;
+}
+
+static int
+remote_call(const cli_session *s, const char *tool, const json_t *args,
+	    json_t **out, cg_err *err)
+{
+	CURL *c = curl_easy_init();
+	cg_buf url;
+	cg_buf body;
+	long status = 0;
+	CURLcode cc;
+	json_t *v;
+	int rc = 0;
+
+	if (c == NULL)
+		return cg_err_set(err, CG_ENOMEM, "curl: out of memory");
+	cg_buf_init(&url, 1 << 16);
+	cg_buf_init(&body, 256u << 20);
+	(void)cg_buf_printf(&url, "%s/v1/%s", s->remote, tool);
+	if (query_string(c, args, &url) != 0)
+		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
+	(void)curl_easy_setopt(c, CURLOPT_URL, cg_buf_str(&url));
+	(void)curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	(void)curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+	(void)curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+	(void)curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	cc = rc ? CURLE_OK : curl_easy_perform(c);
+	if (rc == 0 && cc != CURLE_OK)
+		rc = cg_err_set(err, CG_EUNAVAIL, "gateway %s: %s", s->remote,
+				curl_easy_strerror(cc));
+	(void)curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	v = rc ? NULL : json_loadb(body.data ? body.data : "", body.len, 0,
+				   NULL);
+	if (rc == 0 && v == NULL)
+		rc = cg_err_set(err, CG_EPROTO, "gateway %s: HTTP %ld, not JSON",
+				s->remote, status);
+	if (rc == 0 && status != 200) {
+		const json_t *e = json_object_get(v, "error");
+		const char *code = json_string_value(json_object_get(e, "code"));
+		const char *msg = json_string_value(json_object_get(e, "message"));
+
+		rc = cg_err_set(err,
+				code && strcmp(code, "invalid_input") == 0
+				    ? CG_EINVAL
+				: code && strcmp(code, "not_provisioned") == 0
+				    ? CG_ENOPROV
+				    : CG_ERR,
+				"%s", msg ? msg : "gateway error");
+		json_decref(v);
+		v = NULL;
+	}
+	*out = v;
+	cg_buf_fini(&url);
+	cg_buf_fini(&body);
+	curl_easy_cleanup(c);
+	return rc;
+}
+
+int
+cli_session_call(cli_session *s, const char *tool, const json_t *args,
+		 json_t **out, cg_err *err)
+{
+	if (s->remote != NULL)
+		return remote_call(s, tool, args, out, err);
+	return cg_api_call(s->fed, tool, args, out, err);
+}

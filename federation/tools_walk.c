@@ -1,0 +1,1144 @@
+/*
+ * tools_walk.c - list, map, grep and status across the nodes of a
+ * federation (see tools_walk.h for the answers and the prefix rules).
+ * Everything here comes from node replies through cg_fed_call: it must
+ * not open an index or a page file, must not drop or repeat an item when
+ * paging, and must keep every item tagged with its uri and source.
+ */
+#include "tools_walk.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../node/tools_walk.h" /* same file name: the node's limits */
+#include "cg_buf.h"
+#include "cg_utf8.h"
+#include "grep.h"
+#include "uri.h"
+
+/* --- small helpers ------------------------------------------------------- */
+
+static const char *
+str_of(const json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+
+	return v ? v : "";
+}
+
+static int64_t
+int_of(const json_t *o, const char *k)
+{
+	return json_integer_value(json_object_get(o, k));
+}
+
+static char *
+concat(const char *a, const char *b, const char *c)
+{
+	cg_buf s;
+
+	cg_buf_init(&s, 1u << 16);
+	if (cg_buf_puts(&s, a) != 0 || cg_buf_puts(&s, b) != 0 ||
+	    cg_buf_puts(&s, c) != 0 || cg_buf_puts(&s, "") != 0) {
+		cg_buf_fini(&s);
+		return NULL;
+	}
+	return cg_buf_take(&s);
+}
+
+static bool
+in_list(const char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+static void
+followup(json_t *fu, const char *kind, const char *msg)
+{
+	json_array_append_new(
+	    fu, json_pack("{s:s, s:s}", "kind", kind, "message", msg));
+}
+
+/* The workspace of a node entry of cg_fed_call's answer. */
+static const char *
+node_ws(const cg_fed *f, const json_t *node)
+{
+	const char *ws = json_string_value(json_object_get(node, "workspace"));
+
+	return ws ? ws : cg_fed_workspace(f);
+}
+
+/* A new object {uri, workspace, ...item} for an item of a node. */
+static json_t *
+tag_item(const cg_fed *f, const json_t *node, const json_t *item)
+{
+	const char *ws = node_ws(f, node);
+	char *uri =
+	    cg_uri_make(ws, str_of(item, "source"), str_of(item, "path"));
+	json_t *o =
+	    json_pack("{s:s, s:s}", "uri", uri ? uri : "", "workspace", ws);
+
+	free(uri);
+	if (o != NULL)
+		json_object_update(o, (json_t *)item);
+	return o;
+}
+
+/* --- prefix and scope ---------------------------------------------------- */
+
+struct pscope {
+	const char *const *sources; /* scope sent to cg_fed_call */
+	size_t nsources;
+	const char *one[1]; /* storage of a one-source scope */
+	char *named;        /* the source the prefix names, or NULL */
+	char *path;         /* path prefix, "" = all */
+	bool guessed;       /* named is a first segment: may not be a source */
+};
+
+static void
+pscope_fini(struct pscope *p)
+{
+	free(p->named);
+	free(p->path);
+	memset(p, 0, sizeof(*p));
+}
+
+/* "cg://ws/source[/path]": the source (as "source" or "ws/source" for
+ * another workspace) and the decoded path. */
+static int
+pscope_uri(const cg_fed *f, const char *prefix, struct pscope *p, cg_err *err)
+{
+	const char *s1 = strchr(prefix + 5, '/');
+	char *tmp = concat(prefix, s1 && strchr(s1 + 1, '/') ? "" : "/", "");
+	cg_uri u;
+	int rc;
+
+	if (tmp == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	rc = cg_uri_parse(&u, tmp, err);
+	free(tmp);
+	if (rc != 0)
+		return rc;
+	if (strcmp(u.workspace, cg_fed_workspace(f)) == 0)
+		p->named = strdup(u.source);
+	else
+		p->named = concat(u.workspace, "/", u.source);
+	p->path = strdup(u.path);
+	cg_uri_fini(&u);
+	return p->named && p->path
+	           ? 0
+	           : cg_err_set(err, CG_ENOMEM, "out of memory");
+}
+
+/* A first segment that may name a source: "name/rest" or "name". */
+static int
+pscope_segment(const char *prefix, const char *const *src, size_t nsrc,
+               struct pscope *p, cg_err *err)
+{
+	const char *slash = strchr(prefix, '/');
+
+	p->named =
+	    slash ? strndup(prefix, (size_t)(slash - prefix)) : strdup(prefix);
+	if (p->named == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	if (nsrc > 0 && !in_list(src, nsrc, p->named)) {
+		free(p->named); /* not in the scope asked for: a path */
+		p->named = NULL;
+		p->path = strdup(prefix);
+	} else {
+		p->path = strdup(slash ? slash + 1 : "");
+		p->guessed = true;
+	}
+	return p->path ? 0 : cg_err_set(err, CG_ENOMEM, "out of memory");
+}
+
+static int
+pscope_init(const cg_fed *f, const char *prefix, const char *const *src,
+            size_t nsrc, struct pscope *p, cg_err *err)
+{
+	int rc = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->sources = src;
+	p->nsources = nsrc;
+	if (prefix == NULL)
+		prefix = "";
+	if (!cg_utf8_valid(prefix, strlen(prefix)))
+		return cg_err_set(err, CG_EINVAL, "prefix is not valid UTF-8");
+	if (strncmp(prefix, "cg://", 5) == 0) {
+		rc = pscope_uri(f, prefix, p, err);
+		if (rc == 0 && nsrc > 0 && !in_list(src, nsrc, p->named))
+			rc = cg_err_set(err, CG_EINVAL,
+			                "prefix names source '%s', outside the "
+			                "sources asked for",
+			                p->named);
+	} else if (*prefix != '\0' && *prefix != '/') {
+		rc = pscope_segment(prefix, src, nsrc, p, err);
+	} else {
+		p->path = strdup(prefix);
+		if (p->path == NULL)
+			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
+	if (rc == 0 && p->named != NULL) {
+		p->one[0] = p->named;
+		p->sources = p->one;
+		p->nsources = 1;
+	}
+	return rc;
+}
+
+/* The first segment was not a source after all: a path prefix. */
+static int
+pscope_fallback(struct pscope *p, const char *prefix, const char *const *src,
+                size_t nsrc, cg_err *err)
+{
+	free(p->named);
+	free(p->path);
+	p->named = NULL;
+	p->guessed = false;
+	p->sources = src;
+	p->nsources = nsrc;
+	p->path = strdup(prefix);
+	return p->path ? 0 : cg_err_set(err, CG_ENOMEM, "out of memory");
+}
+
+/*
+ * Sends op to the nodes the prefix scopes (args gets "prefix": the path
+ * part).  A first segment is tried as a source name; when the federation
+ * refuses it as unknown (before any node works), it is a path prefix.
+ * *scope gets {source, path_prefix}.
+ */
+static int
+walk_call(cg_fed *f, const char *op, json_t *args, const char *prefix,
+          const char *const *src, size_t nsrc, json_t **out, json_t **scope,
+          cg_err *err)
+{
+	struct pscope p;
+	int rc = pscope_init(f, prefix, src, nsrc, &p, err);
+
+	*out = NULL;
+	*scope = NULL;
+	if (rc == 0) {
+		json_object_set_new(args, "prefix", json_string(p.path));
+		rc = cg_fed_call(f, op, args, p.sources, p.nsources, out, err);
+	}
+	if (rc == CG_EINVAL && p.guessed) {
+		cg_err_clear(err);
+		rc = pscope_fallback(&p, prefix, src, nsrc, err);
+		if (rc == 0) {
+			json_object_set_new(args, "prefix",
+			                    json_string(p.path));
+			rc = cg_fed_call(f, op, args, p.sources, p.nsources,
+			                 out, err);
+		}
+	}
+	if (rc == 0)
+		*scope = json_pack("{s:o, s:s}", "source",
+		                   p.named ? json_string(p.named) : json_null(),
+		                   "path_prefix", p.path);
+	pscope_fini(&p);
+	return rc;
+}
+
+/* --- evidence --------------------------------------------------------------
+ */
+
+/* {sources_asked, sources_answered, nodes[{node, sources, outcome}],
+ * degraded} of a cg_fed_call answer; a followup per silent node. */
+static json_t *
+walk_evidence(const json_t *call, json_t *fu)
+{
+	json_t *asked = json_array();
+	json_t *answered = json_array();
+	json_t *nodes = json_array();
+	const json_t *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(call, "nodes"), i, n)
+	{
+		const json_t *srcs = json_object_get(n, "sources");
+		bool ok = json_object_get(n, "result") != NULL;
+
+		json_array_extend(asked, (json_t *)srcs);
+		if (ok)
+			json_array_extend(answered, (json_t *)srcs);
+		json_array_append_new(
+		    nodes, json_pack("{s:s, s:O, s:s}", "node",
+		                     str_of(n, "node"), "sources", srcs,
+		                     "outcome", str_of(n, "outcome")));
+		if (!ok) {
+			char msg[600];
+
+			(void)snprintf(msg, sizeof(msg),
+			               "node %s did not answer (%s): its "
+			               "sources are missing from this answer",
+			               str_of(n, "node"), str_of(n, "outcome"));
+			followup(fu, "node", msg);
+		}
+	}
+	return json_pack("{s:o, s:o, s:o, s:O}", "sources_asked", asked,
+	                 "sources_answered", answered, "nodes", nodes,
+	                 "degraded", json_object_get(call, "degraded"));
+}
+
+/* --- sorting ---------------------------------------------------------------
+ */
+
+static int
+cmp_uri_line(const void *pa, const void *pb)
+{
+	const json_t *a = *(const json_t *const *)pa;
+	const json_t *b = *(const json_t *const *)pb;
+	int c = strcmp(str_of(a, "uri"), str_of(b, "uri"));
+	int64_t la = int_of(a, "line");
+	int64_t lb = int_of(b, "line");
+
+	if (c != 0)
+		return c;
+	return la < lb ? -1 : la > lb;
+}
+
+/* A new array of items[from, from + n) once sorted by uri then line. */
+static json_t *
+sorted_slice(const json_t *items, size_t from, size_t n)
+{
+	size_t len = json_array_size(items);
+	json_t **v = calloc(len ? len : 1, sizeof(*v));
+	json_t *out = json_array();
+
+	if (v == NULL || out == NULL) {
+		free(v);
+		json_decref(out);
+		return NULL;
+	}
+	for (size_t i = 0; i < len; i++)
+		v[i] = json_array_get(items, i);
+	qsort(v, len, sizeof(*v), cmp_uri_line);
+	for (size_t i = from; i < len && i - from < n; i++)
+		json_array_append(out, v[i]);
+	free(v);
+	return out;
+}
+
+/* Every item of result[key] of every node that answered, tagged. */
+static json_t *
+gather(const cg_fed *f, const json_t *call, const char *key)
+{
+	json_t *all = json_array();
+	const json_t *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(call, "nodes"), i, n)
+	{
+		const json_t *it;
+		size_t k;
+
+		json_array_foreach(
+		    json_object_get(json_object_get(n, "result"), key), k, it)
+		    json_array_append_new(all, tag_item(f, n, it));
+	}
+	return all;
+}
+
+static int64_t
+sum_of(const json_t *call, const char *key)
+{
+	const json_t *n;
+	size_t i;
+	int64_t s = 0;
+
+	json_array_foreach(json_object_get(call, "nodes"), i, n) s +=
+	    int_of(json_object_get(n, "result"), key);
+	return s;
+}
+
+/* --- list ------------------------------------------------------------------
+ */
+
+static json_t *
+list_args(const cg_list_req *r, int limit)
+{
+	return json_pack("{s:o, s:i, s:i}", "filters",
+	                 cg_filters_json(&r->filters), "limit", limit, "offset",
+	                 r->offset);
+}
+
+static json_t *
+list_answer(const cg_list_req *r, int limit, json_t *call, json_t *scope,
+            json_t *items)
+{
+	json_t *fu = json_array();
+	json_t *ev = walk_evidence(call, fu);
+	int64_t total = sum_of(call, "total");
+	int64_t next = (int64_t)r->offset + limit;
+	json_t *as = json_array();
+
+	json_array_append_new(
+	    as,
+	    json_string(
+	        "sorted by uri; the prefix is a string prefix of the path from the "
+	        "repository root or from the wiki folder"));
+	if (r->limit == 0)
+		json_array_append_new(as, json_string("limit defaulted to 50"));
+	if (next < total) {
+		char msg[160];
+
+		(void)snprintf(msg, sizeof(msg),
+		               "%lld more page(s): list again with --offset "
+		               "%lld",
+		               (long long)(total - next), (long long)next);
+		followup(fu, "more", msg);
+	} else if (total == 0) {
+		followup(fu, "empty",
+		         "no page under this prefix and filters; `map` shows "
+		         "the sources and categories there are");
+	}
+	return json_pack(
+	    "{s:s, s:o, s:o, s:i, s:i, s:I, s:o, s:o, s:o, s:o, "
+	    "s:o}",
+	    "prefix", r->prefix ? r->prefix : "", "scope", scope, "filters",
+	    cg_filters_json(&r->filters), "limit", limit, "offset", r->offset,
+	    "total", (json_int_t)total, "next_offset",
+	    next < total ? json_integer(next) : json_null(), "items", items,
+	    "evidence", ev, "assumptions", as, "followups", fu);
+}
+
+int
+cg_fed_list(cg_fed *f, const cg_list_req *r, json_t **out, cg_err *err)
+{
+	int limit = r->limit == 0 ? CG_LIST_DEFAULT_LIMIT : r->limit;
+	json_t *call = NULL;
+	json_t *scope = NULL;
+	json_t *args;
+	json_t *all;
+	json_t *items;
+	int rc;
+
+	*out = NULL;
+	if (limit < 1 || limit > CG_LIST_MAX_LIMIT || r->offset < 0 ||
+	    r->offset > CG_LIST_MAX_OFFSET)
+		return cg_err_set(err, CG_EINVAL,
+		                  "limit must be 1-%d and offset 0-%d",
+		                  CG_LIST_MAX_LIMIT, CG_LIST_MAX_OFFSET);
+	rc = cg_filters_validate(&r->filters, err);
+	if (rc != 0)
+		return rc;
+	args = list_args(r, limit);
+	rc = walk_call(f, "list", args, r->prefix, r->sources, r->nsources,
+	               &call, &scope, err);
+	json_decref(args);
+	if (rc != 0)
+		return rc;
+	all = gather(f, call, "items");
+	items = sorted_slice(all, (size_t)r->offset, (size_t)limit);
+	json_decref(all);
+	*out = items ? list_answer(r, limit, call, scope, items) : NULL;
+	json_decref(call);
+	if (*out == NULL)
+		return cg_err_set(err, CG_ENOMEM, "list: out of memory");
+	return 0;
+}
+
+/* --- map: the plan ---------------------------------------------------------
+ */
+
+struct mcat {
+	const char *name;    /* NULL: uncategorised */
+	int64_t pages;       /* pages in the category */
+	const json_t *items; /* [{path, title}], maybe fewer than pages */
+	size_t shown;        /* titles shown */
+	bool closed;         /* no more titles fit */
+};
+
+struct msrc {
+	const char *source;
+	const char *ws;
+	int64_t pages;
+	struct mcat *cats;
+	size_t ncats;
+	size_t shown; /* categories shown */
+	bool closed;
+};
+
+struct mplan {
+	struct msrc *v;
+	size_t n;
+	size_t shown; /* sources shown */
+	int64_t used; /* characters of the text */
+	int64_t budget;
+	cg_buf scratch;
+};
+
+enum mline { L_SRC, L_MORE_SRC, L_CAT, L_MORE_CATS, L_TITLE, L_MORE_PAGES };
+
+/* Appends name with control characters turned into spaces. */
+static void
+put_name(cg_buf *b, const char *s)
+{
+	for (; *s != '\0'; s++)
+		(void)cg_buf_putc(b, (unsigned char)*s < 0x20 ? ' ' : *s);
+}
+
+static const char *
+plural(int64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static void
+put_line(cg_buf *b, enum mline k, const char *name, int64_t a, int64_t c)
+{
+	long long x = (long long)a;
+	long long y = (long long)c;
+
+	switch (k) {
+	case L_SRC:
+		put_name(b, name);
+		(void)cg_buf_printf(b, " (%lld %s)\n", x,
+		                    plural(a, "page", "pages"));
+		break;
+	case L_MORE_SRC:
+		(void)cg_buf_printf(b, "… %lld more %s (%lld %s)\n", x,
+		                    plural(a, "source", "sources"), y,
+		                    plural(c, "page", "pages"));
+		break;
+	case L_CAT:
+		(void)cg_buf_puts(b, "  ");
+		put_name(b, name ? name : "uncategorised");
+		(void)cg_buf_printf(b, " (%lld)\n", x);
+		break;
+	case L_MORE_CATS:
+		(void)cg_buf_printf(b, "  … %lld more %s (%lld %s)\n", x,
+		                    plural(a, "category", "categories"), y,
+		                    plural(c, "page", "pages"));
+		break;
+	case L_TITLE:
+		(void)cg_buf_puts(b, "    - ");
+		put_name(b, name);
+		(void)cg_buf_putc(b, '\n');
+		break;
+	case L_MORE_PAGES:
+		(void)cg_buf_printf(b, "    … %lld more %s\n", x,
+		                    plural(a, "page", "pages"));
+		break;
+	}
+}
+
+static int64_t
+u8chars(const char *s, size_t n)
+{
+	int64_t c = 0;
+
+	for (size_t i = 0; i < n; i++)
+		c += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return c;
+}
+
+/* Characters of one line; a "more" line with nothing left costs 0. */
+static int64_t
+line_cost(struct mplan *p, enum mline k, const char *name, int64_t a, int64_t c)
+{
+	if ((k == L_MORE_SRC || k == L_MORE_CATS || k == L_MORE_PAGES) &&
+	    a <= 0)
+		return 0;
+	cg_buf_reset(&p->scratch);
+	put_line(&p->scratch, k, name, a, c);
+	return u8chars(cg_buf_str(&p->scratch), p->scratch.len);
+}
+
+static const char *
+title_at(const struct mcat *c, size_t i)
+{
+	return str_of(json_array_get(c->items, i), "title");
+}
+
+static int64_t
+more_src(struct mplan *p)
+{
+	int64_t pages = 0;
+
+	for (size_t i = p->shown; i < p->n; i++)
+		pages += p->v[i].pages;
+	return line_cost(p, L_MORE_SRC, NULL, (int64_t)(p->n - p->shown),
+	                 pages);
+}
+
+static int64_t
+more_cats(struct mplan *p, const struct msrc *s)
+{
+	int64_t pages = 0;
+
+	for (size_t i = s->shown; i < s->ncats; i++)
+		pages += s->cats[i].pages;
+	return line_cost(p, L_MORE_CATS, NULL, (int64_t)(s->ncats - s->shown),
+	                 pages);
+}
+
+static int64_t
+more_pages(struct mplan *p, const struct mcat *c)
+{
+	return line_cost(p, L_MORE_PAGES, NULL, c->pages - (int64_t)c->shown,
+	                 0);
+}
+
+/* Each step adds one line (and adjusts the "more" lines) when it fits. */
+static bool
+step_source(struct mplan *p)
+{
+	struct msrc *s = &p->v[p->shown];
+	int64_t before = more_src(p);
+	int64_t delta =
+	    line_cost(p, L_SRC, s->source, s->pages, 0) + more_cats(p, s);
+
+	p->shown++;
+	delta += more_src(p) - before;
+	if (p->used + delta > p->budget) {
+		p->shown--;
+		return false;
+	}
+	p->used += delta;
+	return true;
+}
+
+static bool
+step_category(struct mplan *p, struct msrc *s)
+{
+	struct mcat *c = &s->cats[s->shown];
+	int64_t before = more_cats(p, s);
+	int64_t delta =
+	    line_cost(p, L_CAT, c->name, c->pages, 0) + more_pages(p, c);
+
+	s->shown++;
+	delta += more_cats(p, s) - before;
+	if (p->used + delta > p->budget) {
+		s->shown--;
+		s->closed = true;
+		return false;
+	}
+	p->used += delta;
+	return true;
+}
+
+static bool
+step_title(struct mplan *p, struct mcat *c)
+{
+	int64_t before = more_pages(p, c);
+	int64_t delta = line_cost(p, L_TITLE, title_at(c, c->shown), 0, 0);
+
+	c->shown++;
+	delta += more_pages(p, c) - before;
+	if (p->used + delta > p->budget) {
+		c->shown--;
+		c->closed = true;
+		return false;
+	}
+	p->used += delta;
+	return true;
+}
+
+/* Adds categories round-robin over the sources shown; true on any. */
+static bool
+fill_categories(struct mplan *p)
+{
+	bool any = false;
+	bool progress = true;
+
+	for (size_t i = 0; i < p->shown; i++)
+		p->v[i].closed = false;
+	while (progress) {
+		progress = false;
+		for (size_t i = 0; i < p->shown; i++) {
+			struct msrc *s = &p->v[i];
+
+			if (!s->closed && s->shown < s->ncats)
+				progress |= step_category(p, s);
+		}
+		any |= progress;
+	}
+	return any;
+}
+
+/* Adds titles round-robin over the categories shown; true on any. */
+static bool
+fill_titles(struct mplan *p)
+{
+	bool any = false;
+	bool progress = true;
+
+	for (size_t i = 0; i < p->shown; i++)
+		for (size_t k = 0; k < p->v[i].shown; k++)
+			p->v[i].cats[k].closed = false;
+	while (progress) {
+		progress = false;
+		for (size_t i = 0; i < p->shown; i++)
+			for (size_t k = 0; k < p->v[i].shown; k++) {
+				struct mcat *c = &p->v[i].cats[k];
+
+				if (!c->closed &&
+				    c->shown < json_array_size(c->items))
+					progress |= step_title(p, c);
+			}
+		any |= progress;
+	}
+	return any;
+}
+
+/* Sources in order, then categories round-robin, then titles
+ * round-robin, again while anything fits: a title replacing its "… 1
+ * more page" line can make room for a category. */
+static void
+plan_fill(struct mplan *p)
+{
+	bool progress = true;
+
+	p->used = more_src(p);
+	while (p->shown < p->n && step_source(p))
+		;
+	while (progress) {
+		progress = fill_categories(p);
+		progress |= fill_titles(p);
+	}
+}
+
+/* --- map: reading node results and rendering -------------------------------
+ */
+
+static int
+plan_add_source(struct mplan *p, const char *ws, const json_t *s)
+{
+	const json_t *cats = json_object_get(s, "categories");
+	struct msrc *m = &p->v[p->n];
+	const json_t *c;
+	size_t i;
+
+	memset(m, 0, sizeof(*m));
+	m->source = str_of(s, "source");
+	m->ws = ws;
+	m->pages = int_of(s, "pages");
+	m->cats = calloc(json_array_size(cats) + 1, sizeof(*m->cats));
+	if (m->cats == NULL)
+		return CG_ENOMEM;
+	json_array_foreach(cats, i, c)
+	{
+		m->cats[i].name =
+		    json_string_value(json_object_get(c, "category"));
+		m->cats[i].pages = int_of(c, "pages");
+		m->cats[i].items = json_object_get(c, "items");
+	}
+	m->ncats = json_array_size(cats);
+	p->n++;
+	return 0;
+}
+
+/* Builds the plan's sources from every node that answered (sources with
+ * no page left out). */
+static int
+plan_init(struct mplan *p, const cg_fed *f, const json_t *call, int budget)
+{
+	const json_t *n;
+	size_t i;
+	size_t total = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->budget = budget;
+	cg_buf_init(&p->scratch, 1u << 20);
+	json_array_foreach(json_object_get(call, "nodes"), i, n) total +=
+	    json_array_size(
+	        json_object_get(json_object_get(n, "result"), "sources"));
+	p->v = calloc(total + 1, sizeof(*p->v));
+	if (p->v == NULL)
+		return CG_ENOMEM;
+	json_array_foreach(json_object_get(call, "nodes"), i, n)
+	{
+		const json_t *s;
+		size_t k;
+
+		json_array_foreach(
+		    json_object_get(json_object_get(n, "result"), "sources"), k,
+		    s)
+		{
+			if (int_of(s, "pages") > 0 &&
+			    plan_add_source(p, node_ws(f, n), s) != 0)
+				return CG_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void
+plan_fini(struct mplan *p)
+{
+	for (size_t i = 0; p->v != NULL && i < p->n; i++)
+		free(p->v[i].cats);
+	free(p->v);
+	cg_buf_fini(&p->scratch);
+}
+
+static json_t *
+render_cat(const struct msrc *s, const struct mcat *c, cg_buf *b)
+{
+	json_t *titles = json_array();
+
+	put_line(b, L_CAT, c->name, c->pages, 0);
+	for (size_t i = 0; i < c->shown; i++) {
+		const json_t *it = json_array_get(c->items, i);
+		char *uri = cg_uri_make(s->ws, s->source, str_of(it, "path"));
+
+		put_line(b, L_TITLE, str_of(it, "title"), 0, 0);
+		json_array_append_new(
+		    titles,
+		    json_pack("{s:s, s:s, s:s, s:s}", "title",
+		              str_of(it, "title"), "uri", uri ? uri : "",
+		              "source", s->source, "path", str_of(it, "path")));
+		free(uri);
+	}
+	if (c->pages > (int64_t)c->shown)
+		put_line(b, L_MORE_PAGES, NULL, c->pages - (int64_t)c->shown,
+		         0);
+	return json_pack("{s:o, s:I, s:o, s:I}", "category",
+	                 c->name ? json_string(c->name) : json_null(), "pages",
+	                 (json_int_t)c->pages, "titles", titles,
+	                 "pages_omitted",
+	                 (json_int_t)(c->pages - (int64_t)c->shown));
+}
+
+static json_t *
+render_source(const struct msrc *s, cg_buf *b, int64_t *shown_pages)
+{
+	json_t *cats = json_array();
+	int64_t hidden = 0;
+	char *uri = cg_uri_make(s->ws, s->source, "");
+	json_t *o;
+
+	put_line(b, L_SRC, s->source, s->pages, 0);
+	for (size_t k = 0; k < s->shown; k++) {
+		json_array_append_new(cats, render_cat(s, &s->cats[k], b));
+		*shown_pages += (int64_t)s->cats[k].shown;
+	}
+	for (size_t k = s->shown; k < s->ncats; k++)
+		hidden += s->cats[k].pages;
+	if (s->shown < s->ncats)
+		put_line(b, L_MORE_CATS, NULL, (int64_t)(s->ncats - s->shown),
+		         hidden);
+	o = json_pack("{s:s, s:s, s:s, s:I, s:o, s:I, s:I}", "source",
+	              s->source, "workspace", s->ws, "uri", uri ? uri : "",
+	              "pages", (json_int_t)s->pages, "categories", cats,
+	              "categories_omitted", (json_int_t)(s->ncats - s->shown),
+	              "pages_in_omitted_categories", (json_int_t)hidden);
+	free(uri);
+	return o;
+}
+
+/* The text and the JSON of what the plan shows. */
+static json_t *
+plan_render(const struct mplan *p)
+{
+	json_t *srcs = json_array();
+	int64_t total = 0;
+	int64_t shown = 0;
+	int64_t hidden = 0;
+	cg_buf b;
+	json_t *o;
+
+	cg_buf_init(&b, (size_t)CG_MAP_MAX_BUDGET * 8);
+	for (size_t i = 0; i < p->n; i++)
+		total += p->v[i].pages;
+	for (size_t i = 0; i < p->shown; i++)
+		json_array_append_new(srcs,
+		                      render_source(&p->v[i], &b, &shown));
+	for (size_t i = p->shown; i < p->n; i++)
+		hidden += p->v[i].pages;
+	if (p->shown < p->n)
+		put_line(&b, L_MORE_SRC, NULL, (int64_t)(p->n - p->shown),
+		         hidden);
+	o = json_pack("{s:I, s:s, s:I, s:I, s:o, s:I, s:I}", "chars",
+	              (json_int_t)u8chars(cg_buf_str(&b), b.len), "text",
+	              cg_buf_str(&b), "pages_total", (json_int_t)total,
+	              "pages_omitted", (json_int_t)(total - shown), "sources",
+	              srcs, "sources_omitted", (json_int_t)(p->n - p->shown),
+	              "pages_in_omitted_sources", (json_int_t)hidden);
+	cg_buf_fini(&b);
+	return o;
+}
+
+static json_t *
+map_answer(const cg_map_req *r, int budget, json_t *call, json_t *scope,
+           json_t *body)
+{
+	json_t *fu = json_array();
+	json_t *ev = walk_evidence(call, fu);
+	json_t *as = json_array();
+	json_t *head;
+
+	json_array_append_new(
+	    as,
+	    json_string(
+	        "budget counts characters (code points) of the text form, the "
+	        "\"… N more\" lines included"));
+	if (r->budget == 0)
+		json_array_append_new(as,
+		                      json_string("budget defaulted to 4000"));
+	if (int_of(body, "pages_omitted") > 0)
+		followup(fu, "more",
+		         "pages were left out: raise --budget, narrow with a "
+		         "prefix, or `list` the category");
+	head = json_pack("{s:s, s:o, s:o, s:i}", "prefix",
+	                 r->prefix ? r->prefix : "", "scope", scope, "filters",
+	                 cg_filters_json(&r->filters), "budget", budget);
+	json_object_update(head, body);
+	json_decref(body);
+	json_object_set_new(head, "evidence", ev);
+	json_object_set_new(head, "assumptions", as);
+	json_object_set_new(head, "followups", fu);
+	return head;
+}
+
+int
+cg_fed_map(cg_fed *f, const cg_map_req *r, json_t **out, cg_err *err)
+{
+	int budget = r->budget == 0 ? CG_MAP_DEFAULT_BUDGET : r->budget;
+	int per = budget / 7 + 1 < 5000 ? budget / 7 + 1 : 5000;
+	json_t *call = NULL;
+	json_t *scope = NULL;
+	json_t *args;
+	struct mplan p;
+	int rc;
+
+	*out = NULL;
+	if (budget < CG_MAP_MIN_BUDGET || budget > CG_MAP_MAX_BUDGET)
+		return cg_err_set(err, CG_EINVAL, "budget must be %d-%d",
+		                  CG_MAP_MIN_BUDGET, CG_MAP_MAX_BUDGET);
+	rc = cg_filters_validate(&r->filters, err);
+	if (rc != 0)
+		return rc;
+	args = json_pack("{s:o, s:i}", "filters", cg_filters_json(&r->filters),
+	                 "per_category", per);
+	rc = walk_call(f, "map", args, r->prefix, r->sources, r->nsources,
+	               &call, &scope, err);
+	json_decref(args);
+	if (rc != 0)
+		return rc;
+	rc = plan_init(&p, f, call, budget);
+	if (rc == 0) {
+		plan_fill(&p);
+		*out = map_answer(r, budget, call, scope, plan_render(&p));
+	} else {
+		json_decref(scope);
+	}
+	plan_fini(&p);
+	json_decref(call);
+	if (*out == NULL)
+		return cg_err_set(err, CG_ENOMEM, "map: out of memory");
+	return 0;
+}
+
+/* --- grep ------------------------------------------------------------------
+ */
+
+static int
+grep_check(const cg_grep_req *r, int max, cg_err *err)
+{
+	cg_grep_opts o = {r->pattern, r->fixed, r->case_sensitive, 0};
+	cg_grep *g = NULL;
+	int rc;
+
+	if (max < 1 || max > CG_GREP_MAX_MAX)
+		return cg_err_set(err, CG_EINVAL, "max must be 1-%d",
+		                  CG_GREP_MAX_MAX);
+	rc = cg_grep_new(&g, &o, err);
+	cg_grep_free(g);
+	return rc;
+}
+
+static json_t *
+grep_assumptions(const cg_grep_req *r, const json_t *call)
+{
+	json_t *as = json_array();
+	const json_t *n;
+	size_t i;
+	bool unicode = true;
+
+	json_array_foreach(
+	    json_object_get(call, "nodes"), i,
+	    n) if (json_is_false(json_object_get(json_object_get(n, "result"),
+	                                         "unicode"))) unicode = false;
+	json_array_append_new(
+	    as,
+	    json_string(
+	        "the page files were read (not the index): every page, also those "
+	        "too large to index; binary files and symlinks are skipped"));
+	json_array_append_new(
+	    as, json_string(r->fixed ? "literal match"
+	                             : "POSIX extended regular expression"));
+	if (!r->case_sensitive)
+		json_array_append_new(
+		    as, json_string(unicode ? "case-insensitive (simple "
+		                              "lowercase mapping per "
+		                              "character)"
+		                            : "case-insensitive for ASCII "
+		                              "only (no UTF-8 locale)"));
+	json_array_append_new(
+	    as, json_string(
+	            "lines over 1 MiB are examined in overlapping windows"));
+	return as;
+}
+
+static json_t *
+grep_answer(cg_fed *f, const cg_grep_req *r, int max, json_t *call,
+            json_t *scope, json_t *matches)
+{
+	json_t *fu = json_array();
+	json_t *ev = walk_evidence(call, fu);
+	json_t *files = gather(f, call, "files");
+	json_t *skipped = gather(f, call, "skipped");
+	json_t *file;
+	size_t i;
+	int64_t total = 0;
+	json_t *o;
+
+	json_array_foreach(files, i, file) total += int_of(file, "matches");
+	if (total > (int64_t)json_array_size(matches))
+		followup(fu, "more",
+		         "more matching lines than returned: raise --max or "
+		         "narrow the pattern or prefix");
+	if (sum_of(call, "skipped_total") > 0)
+		followup(fu, "skipped",
+		         "some files were not searched (see skipped)");
+	o = json_pack("{s:s, s:b, s:b, s:i, s:s, s:o, s:o, s:I, s:I, s:b}",
+	              "pattern", r->pattern, "fixed", r->fixed,
+	              "case_sensitive", r->case_sensitive, "max", max, "prefix",
+	              r->prefix ? r->prefix : "", "scope", scope, "matches",
+	              matches, "total", (json_int_t)total, "files_with_matches",
+	              (json_int_t)json_array_size(files), "truncated",
+	              total > (int64_t)json_array_size(matches));
+	json_object_set_new(o, "files_searched",
+	                    json_integer(sum_of(call, "files_searched")));
+	json_object_set_new(o, "bytes_searched",
+	                    json_integer(sum_of(call, "bytes_searched")));
+	json_object_set_new(o, "windowed_lines",
+	                    json_integer(sum_of(call, "windowed_lines")));
+	json_object_set_new(o, "skipped", skipped);
+	json_object_set_new(o, "skipped_total",
+	                    json_integer(sum_of(call, "skipped_total")));
+	json_object_set_new(o, "evidence", ev);
+	json_object_set_new(o, "assumptions", grep_assumptions(r, call));
+	json_object_set_new(o, "followups", fu);
+	json_decref(files);
+	return o;
+}
+
+int
+cg_fed_grep(cg_fed *f, const cg_grep_req *r, json_t **out, cg_err *err)
+{
+	int max = r->max == 0 ? CG_GREP_DEFAULT_MAX : r->max;
+	json_t *call = NULL;
+	json_t *scope = NULL;
+	json_t *args;
+	json_t *all;
+	json_t *matches;
+	int rc;
+
+	*out = NULL;
+	rc = grep_check(r, max, err);
+	if (rc != 0)
+		return rc;
+	args = json_pack("{s:s, s:b, s:b, s:i}", "pattern", r->pattern, "fixed",
+	                 r->fixed, "case_sensitive", r->case_sensitive, "max",
+	                 max);
+	rc = walk_call(f, "grep", args, r->prefix, r->sources, r->nsources,
+	               &call, &scope, err);
+	json_decref(args);
+	if (rc != 0)
+		return rc;
+	all = gather(f, call, "matches");
+	matches = sorted_slice(all, 0, (size_t)max);
+	json_decref(all);
+	*out = matches ? grep_answer(f, r, max, call, scope, matches) : NULL;
+	json_decref(call);
+	if (*out == NULL)
+		return cg_err_set(err, CG_ENOMEM, "grep: out of memory");
+	return 0;
+}
+
+/* --- status ----------------------------------------------------------------
+ */
+
+static void
+status_totals(json_t *tot, const json_t *s, json_t *fu)
+{
+	static const char *const keys[] = {"pages", "sections", "problems",
+	                                   "db_bytes"};
+	char msg[300];
+
+	json_object_set_new(tot, "sources",
+	                    json_integer(int_of(tot, "sources") + 1));
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (int_of(s, keys[i]) > 0)
+			json_object_set_new(tot, keys[i],
+			                    json_integer(int_of(tot, keys[i]) +
+			                                 int_of(s, keys[i])));
+	if (!json_is_true(json_object_get(s, "ready"))) {
+		(void)snprintf(msg, sizeof(msg),
+		               "source %s has no index yet: run `corpus-gw "
+		               "index`",
+		               str_of(s, "source"));
+		followup(fu, "index", msg);
+	} else if (int_of(s, "problems") > 0) {
+		(void)snprintf(msg, sizeof(msg),
+		               "source %s: %lld file(s) could not be indexed "
+		               "(search followups list them)",
+		               str_of(s, "source"),
+		               (long long)int_of(s, "problems"));
+		followup(fu, "problems", msg);
+	}
+}
+
+int
+cg_fed_status(cg_fed *f, const char *const *sources, size_t nsources,
+              json_t **out, cg_err *err)
+{
+	json_t *call = NULL;
+	json_t *nodes = json_array();
+	json_t *fu = json_array();
+	json_t *tot =
+	    json_pack("{s:i, s:i, s:i, s:i, s:i}", "sources", 0, "pages", 0,
+	              "sections", 0, "problems", 0, "db_bytes", 0);
+	const json_t *n;
+	size_t i;
+	int rc = cg_fed_call(f, "status", NULL, sources, nsources, &call, err);
+
+	*out = NULL;
+	json_array_foreach(json_object_get(call, "nodes"), i, n)
+	{
+		json_t *srcs =
+		    json_object_get(json_object_get(n, "result"), "sources");
+		const json_t *s;
+		size_t k;
+
+		json_array_foreach(srcs, k, s) status_totals(tot, s, fu);
+		json_array_append_new(nodes,
+		                      json_pack("{s:s, s:s, s:s, s:O}", "node",
+		                                str_of(n, "node"), "workspace",
+		                                node_ws(f, n), "outcome",
+		                                str_of(n, "outcome"), "sources",
+		                                srcs ? srcs : json_array()));
+	}
+	if (rc == 0)
+		*out = json_pack("{s:s, s:o, s:o, s:o, s:o}", "workspace",
+		                 cg_fed_workspace(f), "nodes", nodes, "totals",
+		                 tot, "evidence", walk_evidence(call, fu),
+		                 "followups", fu);
+	else {
+		json_decref(nodes);
+		json_decref(tot);
+		json_decref(fu);
+	}
+	json_decref(call);
+	if (rc == 0 && *out == NULL)
+		return cg_err_set(err, CG_ENOMEM, "status: out of memory");
+	return rc;
+}

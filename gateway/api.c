@@ -1,0 +1,292 @@
+/*
+ * api.c - the table of gateway tools and the argument decoding they share.
+ * A tool's handler turns its JSON arguments into a federation request; it
+ * must reject what it does not understand (unknown arguments, wrong types)
+ * with a message naming the valid ones, never ignore it silently.
+ */
+#include "api.h"
+
+#include "fed_page.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int
+check_args(const json_t *args, const char *const *valid, cg_err *err)
+{
+	const char *key;
+	json_t *v;
+
+	if (args != NULL && !json_is_object(args))
+		return cg_err_set(err, CG_EINVAL, "arguments must be an object");
+	json_object_foreach((json_t *)args, key, v)
+	{
+		size_t i = 0;
+
+		while (valid[i] != NULL && strcmp(valid[i], key) != 0)
+			i++;
+		if (valid[i] == NULL) {
+			char list[512] = "";
+
+			for (i = 0; valid[i] != NULL; i++) {
+				strncat(list, i ? ", " : "",
+					sizeof(list) - strlen(list) - 1);
+				strncat(list, valid[i],
+					sizeof(list) - strlen(list) - 1);
+			}
+			return cg_err_set(err, CG_EINVAL,
+					  "unknown argument '%s' (valid: %s)",
+					  key, list);
+		}
+	}
+	return 0;
+}
+
+static int
+arg_str(const json_t *args, const char *key, const char **out, cg_err *err)
+{
+	const json_t *v = json_object_get(args, key);
+
+	*out = NULL;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return cg_err_set(err, CG_EINVAL, "'%s' must be a string", key);
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* A string or an array of strings, as a borrowed vector (max 64). */
+static int
+arg_list(const json_t *args, const char *key, const char **v, size_t *n,
+	 cg_err *err)
+{
+	const json_t *a = json_object_get(args, key);
+	size_t i;
+	const json_t *s;
+
+	*n = 0;
+	if (a == NULL || json_is_null(a))
+		return 0;
+	if (json_is_string(a)) {
+		v[(*n)++] = json_string_value(a);
+		return 0;
+	}
+	if (!json_is_array(a) || json_array_size(a) > 64)
+		return cg_err_set(err, CG_EINVAL,
+				  "'%s' must be a string or a list of at most "
+				  "64 strings",
+				  key);
+	json_array_foreach(a, i, s)
+	{
+		if (!json_is_string(s))
+			return cg_err_set(err, CG_EINVAL,
+					  "'%s' must hold strings", key);
+		v[(*n)++] = json_string_value(s);
+	}
+	return 0;
+}
+
+static int
+arg_int(const json_t *args, const char *key, int lo, int hi, int *out,
+	cg_err *err)
+{
+	const json_t *v = json_object_get(args, key);
+
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < lo ||
+	    json_integer_value(v) > hi)
+		return cg_err_set(err, CG_EINVAL,
+				  "'%s' must be an integer from %d to %d", key,
+				  lo, hi);
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+/* --- search --------------------------------------------------------------- */
+
+static const char *const search_args[] = {
+    "q",   "category", "owner", "confidence", "updated_since",
+    "tag", "source",   "limit", "explain",    NULL};
+static const char *const search_ints[] = {"limit", NULL};
+static const char *const search_bools[] = {"explain", NULL};
+static const char *const search_lists[] = {"source", NULL};
+
+static int
+tool_search(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
+{
+	const char *sources[64];
+	cg_search_req r;
+	const json_t *ex = json_object_get(args, "explain");
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = check_args(args, search_args, err);
+	if (rc == 0)
+		rc = arg_str(args, "q", &r.text, err);
+	if (rc == 0)
+		rc = arg_str(args, "category", &r.filters.category, err);
+	if (rc == 0)
+		rc = arg_str(args, "owner", &r.filters.owner, err);
+	if (rc == 0)
+		rc = arg_str(args, "confidence", &r.filters.confidence, err);
+	if (rc == 0)
+		rc = arg_str(args, "updated_since", &r.filters.updated_since,
+			     err);
+	if (rc == 0)
+		rc = arg_str(args, "tag", &r.filters.tag, err);
+	if (rc == 0)
+		rc = arg_list(args, "source", sources, &r.nsources, err);
+	if (rc == 0)
+		rc = arg_int(args, "limit", 1, 500, &r.limit, err);
+	if (rc == 0 && ex != NULL && !json_is_boolean(ex))
+		rc = cg_err_set(err, CG_EINVAL, "'explain' must be a boolean");
+	if (rc != 0)
+		return rc;
+	r.sources = sources;
+	r.explain = json_is_true(ex);
+	if (r.text == NULL)
+		r.text = "";
+	return cg_fed_search(fed, &r, out, err);
+}
+
+/* --- page tools ----------------------------------------------------------- */
+
+static const char *const read_args[] = {"uri", "lines", NULL};
+static const char *const peek_args[] = {"uri", "uris", NULL};
+static const char *const uri_args[] = {"uri", NULL};
+static const char *const name_args[] = {"name", NULL};
+static const char *const peek_lists[] = {"uris", NULL};
+
+static int
+tool_read(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
+{
+	int rc = check_args(args, read_args, err);
+
+	return rc ? rc : cg_fed_read_json(fed, args, out, err);
+}
+
+static int
+tool_peek(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
+{
+	int rc = check_args(args, peek_args, err);
+
+	return rc ? rc : cg_fed_peek_json(fed, args, out, err);
+}
+
+static int
+tool_links(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
+{
+	int rc = check_args(args, uri_args, err);
+
+	return rc ? rc : cg_fed_links_json(fed, args, out, err);
+}
+
+static int
+tool_resolve(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
+{
+	int rc = check_args(args, name_args, err);
+
+	return rc ? rc : cg_fed_resolve_json(fed, args, out, err);
+}
+
+#define URI_SCHEMA                                                           \
+	"\"uri\":{\"type\":\"string\",\"description\":"                       \
+	"\"cg://<workspace>/<source>/<path> from a search hit\"}"
+
+/* --- the table ------------------------------------------------------------ */
+
+static const cg_api_tool tools[] = {
+    {"search",
+     "Search the team's markdown knowledge (guild wikis of every "
+     "repository and sub-guild) by words, in English or CJK, with "
+     "filters. The search is LEXICAL: an empty result does not prove "
+     "absence; use corpus_grep as the exhaustive, never-miss path. Hits "
+     "carry uri, source, title, snippet, line_range, match class, "
+     "confidence, updated_at; conflicts lists pages that disagree.",
+     "{\"type\":\"object\",\"properties\":{"
+     "\"q\":{\"type\":\"string\",\"description\":\"free text\"},"
+     "\"category\":{\"type\":\"string\",\"enum\":[\"context\","
+     "\"standard\",\"product\",\"entity\",\"concept\",\"decision\","
+     "\"source\"]},"
+     "\"owner\":{\"type\":\"string\"},"
+     "\"confidence\":{\"type\":\"string\",\"enum\":[\"low\",\"medium\","
+     "\"high\"]},"
+     "\"updated_since\":{\"type\":\"string\",\"description\":"
+     "\"YYYY-MM-DD\"},"
+     "\"tag\":{\"type\":\"string\"},"
+     "\"source\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+     "\"description\":\"limit to these sources (name or "
+     "workspace/name)\"},"
+     "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500,"
+     "\"default\":20},"
+     "\"explain\":{\"type\":\"boolean\"}},"
+     "\"additionalProperties\":false}",
+     tool_search, search_ints, search_bools, search_lists},
+    {"read",
+     "Read one page (frontmatter and body, or a line range A:B) by its "
+     "uri. Paths outside a source's wiki are refused.",
+     "{\"type\":\"object\",\"properties\":{" URI_SCHEMA ","
+     "\"lines\":{\"type\":\"string\",\"description\":\"A:B, "
+     "1-based inclusive\"}},\"required\":[\"uri\"],"
+     "\"additionalProperties\":false}",
+     tool_read, NULL, NULL, NULL},
+    {"peek",
+     "Title, tags, heading outline, outgoing links and first line of one "
+     "or more pages, without their bodies.",
+     "{\"type\":\"object\",\"properties\":{" URI_SCHEMA ","
+     "\"uris\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
+     "\"additionalProperties\":false}",
+     tool_peek, NULL, NULL, peek_lists},
+    {"links",
+     "Outgoing links and backlinks of a page, one hop, each resolved to a "
+     "uri or listed as unresolved.",
+     "{\"type\":\"object\",\"properties\":{" URI_SCHEMA "},"
+     "\"required\":[\"uri\"],\"additionalProperties\":false}",
+     tool_links, NULL, NULL, NULL},
+    {"resolve",
+     "Find the uri(s) of a page by title, alias, slug, wikilink target "
+     "or path.",
+     "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":"
+     "\"string\"}},\"required\":[\"name\"],\"additionalProperties\":"
+     "false}",
+     tool_resolve, NULL, NULL, NULL},
+};
+
+const cg_api_tool *
+cg_api_tools(size_t *n)
+{
+	*n = sizeof(tools) / sizeof(tools[0]);
+	return tools;
+}
+
+const cg_api_tool *
+cg_api_find(const char *name)
+{
+	if (strncmp(name, "corpus_", 7) == 0)
+		name += 7;
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (strcmp(tools[i].name, name) == 0)
+			return &tools[i];
+	return NULL;
+}
+
+int
+cg_api_call(cg_fed *fed, const char *name, const json_t *args, json_t **out,
+	    cg_err *err)
+{
+	const cg_api_tool *t = cg_api_find(name);
+	json_t *empty = NULL;
+	int rc;
+
+	*out = NULL;
+	if (t == NULL)
+		return cg_err_set(err, CG_ENOTFOUND, "unknown tool '%s'", name);
+	if (args == NULL)
+		args = empty = json_object();
+	rc = t->fn(fed, args, out, err);
+	json_decref(empty);
+	return rc;
+}

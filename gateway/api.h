@@ -1,0 +1,41 @@
+/*
+ * api.h - the gateway's tools, one table shared by the HTTP JSON API
+ * (GET /v1/<name>?...) and MCP (tools/call corpus_<name>).  Each tool takes
+ * a JSON object of arguments and returns a JSON answer; errors are cg_err
+ * codes, mapped to HTTP statuses by cg_code_http() and to MCP tool errors
+ * (isError) by the MCP layer.
+ */
+#ifndef CG_API_H
+#define CG_API_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "cg_err.h"
+#include "fed.h"
+
+typedef int (*cg_api_fn)(cg_fed *fed, const json_t *args, json_t **out,
+			 cg_err *err);
+
+typedef struct cg_api_tool {
+	const char *name;	  /* "search": /v1/search, corpus_search */
+	const char *description;  /* for MCP tools/list */
+	const char *input_schema; /* JSON Schema text of the arguments */
+	cg_api_fn fn;
+	const char *const *ints;  /* argument names that are integers */
+	const char *const *bools; /* argument names that are booleans */
+	const char *const *lists; /* argument names that may repeat */
+} cg_api_tool;
+
+/* The tool named name ("search"; "corpus_search" is accepted), or NULL. */
+const cg_api_tool *cg_api_find(const char *name);
+
+/* All tools, in a stable order. */
+const cg_api_tool *cg_api_tools(size_t *n);
+
+/* Runs a tool; args are validated by the tool. */
+int cg_api_call(cg_fed *fed, const char *name, const json_t *args,
+		json_t **out, cg_err *err);
+
+#endif

@@ -1,0 +1,355 @@
+/*
+ * gateway.c - builds the roster: in-process node servers, child node
+ * processes and remote nodes, one nng transport over all of them, and the
+ * federation on top.  It owns what it starts and stops it in reverse
+ * order; it must not leave a child process behind.
+ */
+#define _GNU_SOURCE
+#include "gateway.h"
+
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cg_buf.h"
+#include "cg_fs.h"
+#include "embed.h"
+#include "node.h"
+#include "server.h"
+#include "transport.h"
+#include "workspace.h"
+
+#define SPAWN_TIMEOUT_MS 15000
+
+struct cg_gateway {
+	cg_server **servers; /* in-process nodes */
+	size_t nservers;
+	pid_t *children;     /* spawned nodes */
+	size_t nchildren;
+	cg_transport *transport;
+	cg_fed *fed;
+	/* The roster being built: per node its url, name, workspace and
+	 * sources; the strings are owned by strs. */
+	const char **urls;
+	cg_fed_node *nodes;
+	size_t nnodes;
+	size_t cap;
+	json_t *strs;
+	bool on_demand; /* in-process nodes sync only when asked */
+};
+
+static const char *
+keep(cg_gateway *g, const char *s)
+{
+	json_t *v = json_string(s);
+
+	json_array_append_new(g->strs, v);
+	return json_string_value(v);
+}
+
+static int
+add_node(cg_gateway *g, const char *url, const char *name, const char *ws,
+	 const char *const *sources, size_t nsources)
+{
+	const char **src = calloc(nsources + 1, sizeof(*src));
+
+	if (src == NULL)
+		return CG_ENOMEM;
+	if (g->nnodes == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 8;
+		const char **u = realloc(g->urls, cap * sizeof(*u));
+		cg_fed_node *n;
+
+		if (u == NULL) {
+			free(src);
+			return CG_ENOMEM;
+		}
+		g->urls = u;
+		n = realloc(g->nodes, cap * sizeof(*n));
+		if (n == NULL) {
+			free(src);
+			return CG_ENOMEM;
+		}
+		g->nodes = n;
+		g->cap = cap;
+	}
+	for (size_t i = 0; i < nsources; i++)
+		src[i] = keep(g, sources[i]);
+	g->urls[g->nnodes] = keep(g, url);
+	g->nodes[g->nnodes] = (cg_fed_node){keep(g, name), keep(g, ws), src,
+					    nsources};
+	g->nnodes++;
+	return 0;
+}
+
+/* --- in-process nodes ------------------------------------------------------ */
+
+static int
+start_inproc(cg_gateway *g, const char *ws, const cg_source *s,
+	     const char *cache, cg_err *err)
+{
+	char url[256];
+	char name[256];
+	cg_node_source ns = {s->name, s->repo, s->wiki};
+	cg_server_opts o;
+	cg_server *srv = NULL;
+	cg_server **v;
+	int rc;
+
+	(void)snprintf(url, sizeof(url), "inproc://cg-%p-%s-%s", (void *)g, ws,
+		       s->name);
+	(void)snprintf(name, sizeof(name), "%s/%s", ws, s->name);
+	memset(&o, 0, sizeof(o));
+	o.sources = &ns;
+	o.nsources = 1;
+	o.cache_dir = cache;
+	o.listen = url;
+	o.name = name;
+	o.on_demand = g->on_demand;
+	v = realloc(g->servers, (g->nservers + 1) * sizeof(*v));
+	if (v == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	g->servers = v;
+	rc = cg_server_new(&srv, &o, err);
+	if (rc == 0)
+		rc = cg_server_start(srv, err);
+	if (rc != 0) {
+		cg_server_free(srv);
+		return rc;
+	}
+	g->servers[g->nservers++] = srv;
+	return add_node(g, url, name, ws, (const char *const *)&s->name, 1)
+		   ? cg_err_set(err, CG_ENOMEM, "out of memory")
+		   : 0;
+}
+
+/* --- child processes ------------------------------------------------------- */
+
+/* Reads the child's "listening <url>" line within the timeout. */
+static int
+read_listening(int fd, char *url, size_t n)
+{
+	char buf[512];
+	size_t len = 0;
+	struct pollfd p = {fd, POLLIN, 0};
+	struct timespec start;
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (len < sizeof(buf) - 1) {
+		ssize_t r;
+		long waited;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		waited = (now.tv_sec - start.tv_sec) * 1000 +
+			 (now.tv_nsec - start.tv_nsec) / 1000000;
+		if (waited >= SPAWN_TIMEOUT_MS ||
+		    poll(&p, 1, (int)(SPAWN_TIMEOUT_MS - waited)) <= 0)
+			return -1;
+		r = read(fd, buf + len, 1);
+		if (r <= 0)
+			return -1;
+		if (buf[len] == '\n')
+			break;
+		len++;
+	}
+	buf[len] = '\0';
+	if (strncmp(buf, "listening ", 10) != 0)
+		return -1;
+	(void)snprintf(url, n, "%s", buf + 10);
+	return 0;
+}
+
+static int
+start_child(cg_gateway *g, const char *exe, const char *ws,
+	    const cg_source *s, const char *cache, cg_err *err)
+{
+	char listen[4096];
+	char url[512];
+	char name[256];
+	int fds[2];
+	pid_t pid;
+	pid_t *v;
+
+	(void)snprintf(listen, sizeof(listen), "ipc://%s/gw-%ld-%zu.ipc", cache,
+		       (long)getpid(), g->nchildren);
+	(void)snprintf(name, sizeof(name), "%s/%s", ws, s->name);
+	v = realloc(g->children, (g->nchildren + 1) * sizeof(*v));
+	if (v == NULL || pipe2(fds, O_CLOEXEC) != 0)
+		return cg_err_set(err, CG_EIO, "spawn: %s", strerror(errno));
+	g->children = v;
+	pid = fork();
+	if (pid < 0)
+		return cg_err_set(err, CG_EIO, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		execl(exe, exe, "node", "--root", s->repo, "--source", s->name,
+		      "--name", name, "--listen", listen, "--cache", cache,
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	g->children[g->nchildren++] = pid;
+	if (read_listening(fds[0], url, sizeof(url)) != 0) {
+		close(fds[0]);
+		return cg_err_set(err, CG_EUNAVAIL,
+				  "node %s did not start (no listening line "
+				  "within %d ms)",
+				  name, SPAWN_TIMEOUT_MS);
+	}
+	close(fds[0]);
+	return add_node(g, url, name, ws, (const char *const *)&s->name, 1)
+		   ? cg_err_set(err, CG_ENOMEM, "out of memory")
+		   : 0;
+}
+
+/* --- assembly -------------------------------------------------------------- */
+
+static int
+open_workspace(cg_gateway *g, const cg_conf_workspace *w, const char *cache,
+	       const char *exe, cg_err *err)
+{
+	cg_workspace ws;
+	int rc = cg_workspace_load(&ws, w->path, err);
+
+	for (size_t i = 0; rc == 0 && i < ws.nsources; i++)
+		rc = w->spawn ? start_child(g, exe, w->name, &ws.sources[i],
+					    cache, err)
+			      : start_inproc(g, w->name, &ws.sources[i], cache,
+					     err);
+	cg_workspace_fini(&ws);
+	return rc;
+}
+
+static int
+open_roster(cg_gateway *g, const cg_config *c, const char *cache,
+	    const char *exe, cg_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < c->nworkspaces; i++)
+		rc = open_workspace(g, &c->workspaces[i], cache, exe, err);
+	for (size_t i = 0; rc == 0 && i < c->nnodes; i++) {
+		const cg_conf_node *n = &c->nodes[i];
+
+		if (add_node(g, n->url, n->name, n->workspace,
+			     (const char *const *)n->sources, n->nsources))
+			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
+	return rc;
+}
+
+int
+cg_gateway_open(cg_gateway **out, const cg_gateway_opts *o, cg_err *err)
+{
+	const cg_config *c = o->config;
+	cg_gateway *g = calloc(1, sizeof(*g));
+	char *cache = c->cache ? strdup(c->cache) : cg_default_cache_dir();
+	char self[4096];
+	ssize_t sn = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const char *exe = o->self_exe;
+	cg_fed_opts fo;
+	int rc;
+
+	*out = NULL;
+	if (g == NULL || cache == NULL || (g->strs = json_array()) == NULL) {
+		free(g);
+		free(cache);
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
+	if (exe == NULL) {
+		self[sn > 0 ? sn : 0] = '\0';
+		exe = sn > 0 ? self : "/proc/self/exe";
+	}
+	g->on_demand = o->on_demand;
+	rc = cg_mkdir_p(cache, err);
+	if (rc == 0)
+		rc = open_roster(g, c, cache, exe, err);
+	if (rc == 0)
+		rc = cg_transport_new(&g->transport, g->urls, g->nnodes, err);
+	if (rc == 0) {
+		fo = (cg_fed_opts){c->nworkspaces ? c->workspaces[0].name
+						  : "remote",
+				   g->nodes,
+				   g->nnodes,
+				   cg_transport_broadcast,
+				   g->transport,
+				   c->deadline_ms};
+		rc = cg_fed_new(&g->fed, &fo, err);
+	}
+	free(cache);
+	if (rc != 0) {
+		cg_gateway_free(g);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+void
+cg_gateway_free(cg_gateway *g)
+{
+	if (g == NULL)
+		return;
+	cg_fed_free(g->fed);
+	cg_transport_free(g->transport);
+	for (size_t i = 0; i < g->nservers; i++)
+		cg_server_free(g->servers[i]);
+	for (size_t i = 0; i < g->nchildren; i++)
+		(void)kill(g->children[i], SIGTERM);
+	for (size_t i = 0; i < g->nchildren; i++)
+		while (waitpid(g->children[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	for (size_t i = 0; i < g->nnodes; i++)
+		free((void *)g->nodes[i].sources);
+	free(g->servers);
+	free(g->children);
+	free(g->urls);
+	free(g->nodes);
+	json_decref(g->strs);
+	free(g);
+}
+
+cg_fed *
+cg_gateway_fed(cg_gateway *g)
+{
+	return g->fed;
+}
+
+int
+cg_config_for_workspace(cg_config *c, const char *dir, const char *cache,
+			bool spawn, int deadline_ms, cg_err *err)
+{
+	char *real = realpath(dir, NULL);
+	char *copy;
+
+	memset(c, 0, sizeof(*c));
+	if (real == NULL)
+		return cg_err_set(err, CG_EINVAL, "workspace %s: %s", dir,
+				  strerror(errno));
+	c->workspaces = calloc(1, sizeof(*c->workspaces));
+	copy = strdup(real);
+	if (c->workspaces == NULL || copy == NULL) {
+		free(real);
+		free(copy);
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
+	c->nworkspaces = 1;
+	c->workspaces[0].path = real;
+	c->workspaces[0].name = strdup(basename(copy));
+	c->workspaces[0].spawn = spawn;
+	free(copy);
+	c->cache = cache ? strdup(cache) : NULL;
+	c->listen = strdup("http://127.0.0.1:7700");
+	c->deadline_ms = deadline_ms > 0 ? deadline_ms : 800;
+	return 0;
+}

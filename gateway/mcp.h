@@ -1,0 +1,32 @@
+/*
+ * mcp.h - Model Context Protocol over Streamable HTTP (JSON responses, no
+ * SSE): JSON-RPC 2.0 on POST /mcp.  Supports initialize for protocol
+ * versions 2025-03-26, 2025-06-18 and 2025-11-25 (an unknown requested
+ * version is answered with the newest), the stateless 2026-07-28 style
+ * (version in params._meta, no initialize), tools/list and tools/call over
+ * the gateway's tool table (api.h), ping, and notifications (202, no body).
+ */
+#ifndef CG_MCP_H
+#define CG_MCP_H
+
+#include <stddef.h>
+
+#include "cg_buf.h"
+#include "fed.h"
+
+#define CG_MCP_LATEST "2025-11-25"
+
+/* True when v is a protocol version this server accepts in the
+ * MCP-Protocol-Version header. */
+int cg_mcp_version_ok(const char *v);
+
+/*
+ * Handles one POST body.  Sets *status (200, 202 for notifications only,
+ * 400 for a body that is not JSON-RPC) and writes the response body (may
+ * be empty) to out.  *answer receives the last tool answer for metrics
+ * (new reference or NULL).
+ */
+void cg_mcp_handle(cg_fed *fed, const char *body, size_t len, int *status,
+		   cg_buf *out, json_t **answer);
+
+#endif

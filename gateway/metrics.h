@@ -1,0 +1,27 @@
+/*
+ * metrics.h - the gateway's counters, rendered in the Prometheus text
+ * format at /metrics: requests by tool and status, a latency histogram,
+ * and per-node outcomes of the federation rounds.  Thread-safe.
+ */
+#ifndef CG_METRICS_H
+#define CG_METRICS_H
+
+#include <jansson.h>
+
+#include "cg_buf.h"
+
+typedef struct cg_metrics cg_metrics;
+
+cg_metrics *cg_metrics_new(void);
+void cg_metrics_free(cg_metrics *m);
+
+/* One request: its route ("search", "mcp", "healthz"...), HTTP status and
+ * duration.  answer (may be NULL) is a tool answer whose
+ * evidence.nodes[] outcomes are counted. */
+void cg_metrics_request(cg_metrics *m, const char *route, int status,
+			double seconds, const json_t *answer);
+
+/* Appends the exposition text to out. */
+void cg_metrics_render(cg_metrics *m, cg_buf *out);
+
+#endif

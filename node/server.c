@@ -1,0 +1,1009 @@
+/*
+ * server.c - the node service (see server.h): one nng REP socket, a serve
+ * thread answering with the reader node, a sync thread that owns the
+ * writer node and keeps the indexes current (start, inotify, client sync
+ * requests, periodic reconcile).
+ *
+ * What it must not do: share a cg_node between threads, keep state outside
+ * the cg_server, print (log lines go to the caller's callback), or block
+ * queries behind a sync.  The only data the threads share is the sync job
+ * queue and the stop flag, both under the mutex.
+ */
+#define _GNU_SOURCE
+#include "server.h"
+
+#include <sys/inotify.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nng/nng.h>
+#include <nng/protocol/reqrep0/rep.h>
+
+#include "cg_buf.h"
+#include "cg_fs.h"
+#include "node.h"
+#include "wire.h"
+#include "workspace.h"
+
+/* Longest a burst of changes may postpone a sync. */
+#define DEBOUNCE_MAX_MS 1000
+/* Directory depth the watcher descends (the scan has no deeper pages in
+ * practice; deeper changes are still seen by the reconcile). */
+#define WATCH_MAX_DEPTH 64
+#define WATCH_MASK                                                \
+	(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
+	 IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
+/* sun_path holds 108 bytes including the NUL. */
+#define IPC_PATH_MAX 107
+
+/* A client "sync" request handed from the serve to the sync thread. */
+struct job {
+	nng_ctx ctx; /* the request's context: the reply goes there */
+	json_t *req; /* the decoded request (owned) */
+};
+
+struct cg_server {
+	cg_workspace ws;      /* the sources: one per wiki */
+	cg_node_source *src;  /* views into ws.sources */
+	char *name;           /* node name, in every reply */
+	char *cache;          /* index cache root */
+	char *url;            /* the address listened on */
+	int64_t reconcile_ms; /* period of the full reconcile */
+	bool on_demand;	      /* syncs only on request */
+	int64_t debounce_ms;  /* quiet time after a change */
+	cg_log_fn log;        /* may be NULL */
+	void *log_ctx;
+	cg_node *reader; /* used by the serve thread only */
+	cg_node *writer; /* used by the sync thread only */
+	nng_socket sock; /* the REP socket */
+	bool sock_open;
+	int wake[2];        /* pipe: wakes the sync thread */
+	nng_aio *serve_aio; /* the serve thread's receive and send */
+	nng_aio *sync_aio;  /* the sync thread's replies */
+	pthread_t serve_th;
+	pthread_t sync_th;
+	bool serve_running;
+	bool sync_running;
+	pthread_mutex_t mu; /* guards stopping, jobs, njobs, and the
+	                       start of each serve_aio operation */
+	bool stopping;
+	struct job jobs[CG_SERVER_SYNC_QUEUE];
+	size_t njobs;
+};
+
+/* --- small helpers --------------------------------------------------- */
+
+static void slog(const cg_server *s, const char *level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+slog(const cg_server *s, const char *level, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (s->log == NULL)
+		return;
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* Messages may quote request bytes: one line, no control codes. */
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			*p = '?';
+	s->log(s->log_ctx, level, "node", msg);
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+wake(cg_server *s)
+{
+	ssize_t n;
+
+	do
+		n = write(s->wake[1], "w", 1);
+	while (n < 0 && errno == EINTR);
+	/* EAGAIN: the pipe is full, the thread is woken anyway. */
+}
+
+static void
+drain_fd(int fd)
+{
+	char buf[64];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+}
+
+static bool
+is_stopping(cg_server *s)
+{
+	bool v;
+
+	pthread_mutex_lock(&s->mu);
+	v = s->stopping;
+	pthread_mutex_unlock(&s->mu);
+	return v;
+}
+
+/* --- setup ----------------------------------------------------------- */
+
+static int
+copy_names(cg_server *s, const cg_server_opts *o, cg_err *err)
+{
+	s->name = strdup(o->name != NULL && *o->name ? o->name : s->ws.name);
+	s->cache = strdup(o->cache_dir);
+	s->src = calloc(s->ws.nsources, sizeof(*s->src));
+	if (s->name == NULL || s->cache == NULL || s->src == NULL)
+		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
+	for (size_t i = 0; i < s->ws.nsources; i++)
+		s->src[i] = (cg_node_source){s->ws.sources[i].name,
+		                             s->ws.sources[i].repo,
+		                             s->ws.sources[i].wiki};
+	return 0;
+}
+
+static int
+open_nodes(cg_server *s, cg_err *err)
+{
+	cg_node_opts o = {s->name, s->cache, s->src, s->ws.nsources};
+	int rc = cg_node_new(&s->reader, &o, err);
+
+	if (rc == 0)
+		rc = cg_node_new(&s->writer, &o, err);
+	return rc;
+}
+
+static int
+open_wake(cg_server *s, cg_err *err)
+{
+	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) != 0)
+		return cg_err_set(err, CG_EIO, "node: pipe: %s",
+		                  strerror(errno));
+	return 0;
+}
+
+/* ipc://<cache>/<name>.ipc, the name reduced to a safe file name. */
+static char *
+default_url(const cg_server *s, cg_err *err)
+{
+	cg_buf b;
+	size_t path_len;
+
+	cg_buf_init(&b, 8192);
+	(void)cg_buf_printf(&b, "ipc://%s/", s->cache);
+	for (const char *p = s->name; *p; p++) {
+		char c = *p;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		          (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+		          c == '_';
+
+		(void)cg_buf_putc(&b, ok ? c : '_');
+	}
+	if (cg_buf_puts(&b, ".ipc") != 0) {
+		cg_buf_fini(&b);
+		cg_err_set(err, CG_ENOMEM, "node: out of memory");
+		return NULL;
+	}
+	path_len = b.len - strlen("ipc://");
+	if (path_len > IPC_PATH_MAX) {
+		cg_err_set(err, CG_EINVAL,
+		           "default socket path %s is %zu bytes, longer than "
+		           "the %d an ipc socket allows: pass --listen or a "
+		           "shorter --cache",
+		           b.data + strlen("ipc://"), path_len, IPC_PATH_MAX);
+		cg_buf_fini(&b);
+		return NULL;
+	}
+	return cg_buf_take(&b);
+}
+
+static int
+check_url(const char *url, cg_err *err)
+{
+	static const char *const unsupported[] = {"tls+tcp", "wss"};
+
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(unsupported[i]);
+
+		if (strncmp(url, unsupported[i], n) == 0 &&
+		    (url[n] == ':' || url[n] == '4' || url[n] == '6'))
+			return cg_err_set(err, CG_EINVAL,
+			                  "cannot listen on %s: TLS needs a "
+			                  "certificate configuration, not "
+			                  "supported yet (use ipc:// or tcp:// "
+			                  "on loopback)",
+			                  url);
+	}
+	if (strncmp(url, "ipc://", 6) == 0 && strlen(url + 6) > IPC_PATH_MAX)
+		return cg_err_set(err, CG_EINVAL,
+		                  "cannot listen on %s: an ipc path is at most "
+		                  "%d bytes",
+		                  url, IPC_PATH_MAX);
+	return 0;
+}
+
+/* The URL with a ":0" port replaced by the port the listener bound. */
+static char *
+bound_url(nng_listener l, const char *url)
+{
+	nng_url *u = NULL;
+	int port = 0;
+	cg_buf b;
+
+	if (nng_url_parse(&u, url) != 0)
+		return strdup(url);
+	/* u_port and u_hostname are NULL for ipc:// and inproc://. */
+	if (u->u_port == NULL || u->u_hostname == NULL ||
+	    strcmp(u->u_port, "0") != 0 ||
+	    nng_listener_get_int(l, NNG_OPT_TCP_BOUND_PORT, &port) != 0) {
+		nng_url_free(u);
+		return strdup(url);
+	}
+	cg_buf_init(&b, 8192);
+	(void)cg_buf_printf(
+	    &b, strchr(u->u_hostname, ':') ? "%s://[%s]:%d%s" : "%s://%s:%d%s",
+	    u->u_scheme, u->u_hostname, port, u->u_requri ? u->u_requri : "");
+	nng_url_free(u);
+	return cg_buf_take(&b);
+}
+
+static int
+listen_at(cg_server *s, const char *url, cg_err *err)
+{
+	nng_listener l;
+	int rv;
+
+	rv = nng_rep0_open(&s->sock);
+	if (rv != 0)
+		return cg_err_set(err, CG_EIO, "node: nng socket: %s",
+		                  nng_strerror(rv));
+	s->sock_open = true;
+	/* nng's default receive limit is unlimited (FACTS.md). */
+	rv =
+	    nng_socket_set_size(s->sock, NNG_OPT_RECVMAXSZ, CG_SERVER_RECV_MAX);
+	if (rv != 0)
+		return cg_err_set(err, CG_EIO, "node: receive limit: %s",
+		                  nng_strerror(rv));
+	rv = nng_listener_create(&l, s->sock, url);
+	if (rv != 0)
+		return cg_err_set(err, CG_EINVAL, "cannot listen on %s: %s",
+		                  url, nng_strerror(rv));
+	(void)nng_listener_set_size(l, NNG_OPT_RECVMAXSZ, CG_SERVER_RECV_MAX);
+	rv = nng_listener_start(l, 0);
+	if (rv != 0)
+		return cg_err_set(
+		    err,
+		    rv == NNG_EADDRINVAL || rv == NNG_ENOTSUP ? CG_EINVAL
+		                                              : CG_EIO,
+		    "cannot listen on %s: %s", url, nng_strerror(rv));
+	s->url = bound_url(l, url);
+	if (s->url == NULL)
+		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
+	return 0;
+}
+
+static int
+listen_on(cg_server *s, const char *url, cg_err *err)
+{
+	char *def = NULL;
+	int rc;
+
+	if (url == NULL) {
+		def = default_url(s, err);
+		if (def == NULL)
+			return err != NULL && err->code ? err->code : CG_ENOMEM;
+		url = def;
+	}
+	rc = check_url(url, err);
+	if (rc == 0)
+		rc = listen_at(s, url, err);
+	free(def);
+	return rc;
+}
+
+/* Fills s->ws from explicit sources, as cg_workspace_load() would. */
+static int
+take_sources(cg_server *s, const cg_server_opts *o, cg_err *err)
+{
+	cg_workspace *ws = &s->ws;
+
+	ws->sources = calloc(o->nsources, sizeof(*ws->sources));
+	if (ws->sources == NULL)
+		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
+	for (size_t i = 0; i < o->nsources; i++) {
+		cg_source *d = &ws->sources[ws->nsources++];
+
+		d->name = strdup(o->sources[i].name);
+		d->repo = strdup(o->sources[i].repo);
+		d->wiki = strdup(o->sources[i].wiki);
+		if (!d->name || !d->repo || !d->wiki)
+			return cg_err_set(err, CG_ENOMEM,
+			                  "node: out of memory");
+	}
+	ws->name = strdup(o->name ? o->name : o->sources[0].name);
+	ws->root = strdup(o->sources[0].repo);
+	if (ws->name == NULL || ws->root == NULL)
+		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
+	return 0;
+}
+
+static int
+load_sources(cg_server *s, const cg_server_opts *o, cg_err *err)
+{
+	int rc;
+
+	if (o->sources != NULL && o->nsources > 0)
+		return take_sources(s, o, err);
+	if (o->root == NULL)
+		return cg_err_set(err, CG_EINVAL,
+		                  "node: a workspace root or sources are "
+		                  "needed");
+	rc = cg_workspace_load(&s->ws, o->root, err);
+	if (rc == 0 && s->ws.nsources == 0)
+		rc = cg_err_set(err, CG_ENOPROV,
+		                "nothing provisioned: no .guild/wiki in %s or "
+		                "its sub-guilds",
+		                s->ws.root);
+	return rc;
+}
+
+static void
+log_warnings(const cg_server *s)
+{
+	for (char **w = s->ws.warnings; w != NULL && *w != NULL; w++)
+		slog(s, "warn", "workspace warning root=%s message=\"%s\"",
+		     s->ws.root, *w);
+}
+
+int
+cg_server_new(cg_server **out, const cg_server_opts *o, cg_err *err)
+{
+	cg_server *s = calloc(1, sizeof(*s));
+	int rc;
+
+	*out = NULL;
+	if (s == NULL)
+		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
+	s->wake[0] = s->wake[1] = -1;
+	pthread_mutex_init(&s->mu, NULL);
+	s->on_demand = o->on_demand;
+	s->reconcile_ms =
+	    (int64_t)(o->reconcile_s > 0 ? o->reconcile_s
+	                                 : CG_SERVER_RECONCILE_S) *
+	    1000;
+	s->debounce_ms =
+	    o->debounce_ms > 0 ? o->debounce_ms : CG_SERVER_DEBOUNCE_MS;
+	s->log = o->log;
+	s->log_ctx = o->log_ctx;
+	rc = load_sources(s, o, err);
+	if (rc == 0) {
+		log_warnings(s);
+		rc = copy_names(s, o, err);
+	}
+	if (rc == 0)
+		rc = cg_mkdir_p(s->cache, err);
+	if (rc == 0)
+		rc = open_nodes(s, err);
+	if (rc == 0)
+		rc = open_wake(s, err);
+	if (rc == 0)
+		rc = listen_on(s, o->listen, err);
+	if (rc != 0) {
+		cg_server_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+const char *
+cg_server_url(const cg_server *s)
+{
+	return s->url;
+}
+
+/* --- replies --------------------------------------------------------- */
+
+/* Starts op on aio unless the server is stopping; under the mutex, so
+ * that cg_server_stop()'s cancel can never miss an operation. */
+static bool
+start_op(cg_server *s, void (*op)(nng_ctx, nng_aio *), nng_ctx ctx,
+         nng_aio *aio)
+{
+	bool go;
+
+	pthread_mutex_lock(&s->mu);
+	go = !s->stopping;
+	if (go)
+		op(ctx, aio);
+	pthread_mutex_unlock(&s->mu);
+	return go;
+}
+
+/* Encodes reply (consumed) and sends it on ctx; a reply too large to send
+ * is replaced by an error reply.  guarded: start the send with start_op
+ * (the serve thread's aio, which cg_server_stop() cancels). */
+static void
+send_reply(cg_server *s, const cg_node *n, nng_ctx ctx, nng_aio *aio,
+           bool guarded, json_t *reply)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	nng_msg *m = NULL;
+	cg_err err;
+	int rv;
+
+	cg_err_clear(&err);
+	if (reply != NULL && cg_wire_encode(reply, &buf, &len, &err) != 0) {
+		json_t *e = cg_node_error_reply(n, json_object_get(reply, "id"),
+		                                err.code, err.msg);
+
+		slog(s, "warn", "reply replaced by an error reason=\"%s\"",
+		     err.msg);
+		json_decref(reply);
+		reply = e;
+		if (reply != NULL && cg_wire_encode(reply, &buf, &len, NULL))
+			buf = NULL;
+	}
+	json_decref(reply);
+	if (buf == NULL) {
+		slog(s, "error", "reply lost reason=out_of_memory");
+		return;
+	}
+	rv = nng_msg_alloc(&m, 0);
+	if (rv == 0)
+		rv = nng_msg_append(m, buf, len);
+	free(buf);
+	if (rv != 0) {
+		if (m != NULL)
+			nng_msg_free(m);
+		slog(s, "error", "reply lost reason=\"%s\"", nng_strerror(rv));
+		return;
+	}
+	nng_aio_set_msg(aio, m);
+	nng_aio_set_timeout(aio, CG_SERVER_SEND_TIMEOUT_MS);
+	if (guarded && !start_op(s, nng_ctx_send, ctx, aio)) {
+		nng_aio_set_msg(aio, NULL);
+		nng_msg_free(m);
+		return;
+	}
+	if (!guarded)
+		nng_ctx_send(ctx, aio);
+	nng_aio_wait(aio);
+	rv = nng_aio_result(aio);
+	if (rv != 0) {
+		/* Ownership moves only when a send succeeds. */
+		nng_msg_free(nng_aio_get_msg(aio));
+		nng_aio_set_msg(aio, NULL);
+		slog(s, "debug", "reply not delivered reason=\"%s\"",
+		     nng_strerror(rv));
+	}
+}
+
+/* --- serve thread ---------------------------------------------------- */
+
+/* The op for a log line: at most 32 printable characters. */
+static const char *
+op_name(const json_t *req)
+{
+	const char *op = json_string_value(json_object_get(req, "op"));
+
+	if (op == NULL || strlen(op) > 32)
+		return "?";
+	for (const char *p = op; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == '"' || *p == 0x7f)
+			return "?";
+	return op;
+}
+
+static bool
+is_sync(const json_t *req)
+{
+	const char *op = json_string_value(json_object_get(req, "op"));
+
+	return op != NULL && strcmp(op, "sync") == 0;
+}
+
+/* Queues a client sync for the sync thread; false when the queue is full
+ * or the server is stopping.  Takes req on success. */
+static bool
+enqueue_sync(cg_server *s, nng_ctx ctx, json_t *req)
+{
+	bool ok;
+
+	pthread_mutex_lock(&s->mu);
+	ok = !s->stopping && s->njobs < CG_SERVER_SYNC_QUEUE;
+	if (ok)
+		s->jobs[s->njobs++] = (struct job){ctx, req};
+	pthread_mutex_unlock(&s->mu);
+	if (ok)
+		wake(s);
+	return ok;
+}
+
+/* Answers one received message (consumed); true when ctx was handed to
+ * the sync thread, which replies on it and closes it. */
+static bool
+serve_one(cg_server *s, nng_ctx ctx, nng_aio *aio, nng_msg *msg)
+{
+	const void *body = nng_msg_body(msg);
+	size_t len = nng_msg_len(msg);
+	json_t *req = NULL;
+	json_t *reply;
+	cg_err err;
+
+	cg_err_clear(&err);
+	if (cg_wire_decode(body, len, &req, &err) != 0) {
+		slog(s, "warn",
+		     "request refused code=%s bytes=%zu reason=\"%s\"",
+		     cg_code_name(err.code), len, err.msg);
+		reply = cg_wire_error_reply(s->reader, body, len, &err);
+	} else if (is_sync(req)) {
+		if (enqueue_sync(s, ctx, req)) {
+			nng_msg_free(msg);
+			return true;
+		}
+		reply = cg_node_error_reply(
+		    s->reader, json_object_get(req, "id"), CG_EUNAVAIL,
+		    "node busy: too many sync requests waiting, or shutting "
+		    "down");
+		json_decref(req);
+	} else {
+		int64_t t0 = mono_ms();
+
+		reply = cg_node_handle(s->reader, req);
+		slog(s, "debug", "request op=%s bytes=%zu ok=%d ms=%lld",
+		     op_name(req), len,
+		     json_is_true(json_object_get(reply, "ok")),
+		     (long long)(mono_ms() - t0));
+		json_decref(req);
+	}
+	nng_msg_free(msg);
+	send_reply(s, s->reader, ctx, aio, true, reply);
+	return false;
+}
+
+/* Receives and answers until cg_server_stop() cancels its aio. */
+static void *
+serve_main(void *arg)
+{
+	cg_server *s = arg;
+	nng_aio *aio = s->serve_aio;
+	nng_ctx ctx;
+	bool have_ctx = false;
+	int rv = 0;
+
+	while (rv == 0) {
+		if (!have_ctx) {
+			rv = nng_ctx_open(&ctx, s->sock);
+			if (rv != 0)
+				break;
+			have_ctx = true;
+		}
+		nng_aio_set_timeout(aio, NNG_DURATION_INFINITE);
+		if (!start_op(s, nng_ctx_recv, ctx, aio))
+			break;
+		nng_aio_wait(aio);
+		rv = nng_aio_result(aio);
+		if (rv == NNG_ECLOSED || rv == NNG_ECANCELED) {
+			rv = 0;
+			break;
+		}
+		if (rv != 0) {
+			slog(s, "warn", "receive failed reason=\"%s\"",
+			     nng_strerror(rv));
+			/* Back off rather than spin on a failing socket. */
+			(void)nanosleep(&(struct timespec){0, 10000000}, NULL);
+			rv = 0;
+			continue;
+		}
+		if (serve_one(s, ctx, aio, nng_aio_get_msg(aio)))
+			have_ctx = false;
+	}
+	if (rv != 0)
+		slog(s, "error", "serve thread stopped reason=\"%s\"",
+		     nng_strerror(rv));
+	if (have_ctx)
+		nng_ctx_close(ctx);
+	return NULL;
+}
+
+/* --- sync thread: the watcher ---------------------------------------- */
+
+struct watcher {
+	int fd;      /* inotify descriptor, -1 when unavailable */
+	bool rescan; /* a directory appeared or events were lost */
+	bool full;   /* the watch limit was hit (logged once) */
+};
+
+static bool
+is_subdir(DIR *d, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_DIR;
+	return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+/* Watches dir and its sub-directories, skipping the folders the scan
+ * skips ('.' and '_' prefixes); adding an existing watch is harmless. */
+static void
+watch_tree(cg_server *s, struct watcher *w, const char *dir, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (inotify_add_watch(w->fd, dir,
+	                      WATCH_MASK | IN_ONLYDIR | IN_DONT_FOLLOW) < 0) {
+		if ((errno == ENOSPC || errno == ENOMEM) && !w->full) {
+			w->full = true;
+			slog(s, "warn",
+			     "inotify watch limit reached; changes are seen "
+			     "by the reconcile only dir=%s",
+			     dir);
+		}
+		return;
+	}
+	if (depth >= WATCH_MAX_DEPTH)
+		return;
+	d = opendir(dir);
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		char *sub;
+
+		if (de->d_name[0] == '.' || de->d_name[0] == '_' ||
+		    !is_subdir(d, de))
+			continue;
+		sub = cg_path_join(dir, de->d_name);
+		if (sub != NULL)
+			watch_tree(s, w, sub, depth + 1);
+		free(sub);
+	}
+	closedir(d);
+}
+
+static void
+watch_all(cg_server *s, struct watcher *w)
+{
+	if (w->fd < 0)
+		return;
+	for (size_t i = 0; i < s->ws.nsources; i++)
+		watch_tree(s, w, s->ws.sources[i].wiki, 0);
+}
+
+static void
+watch_open(cg_server *s, struct watcher *w)
+{
+	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w->fd < 0) {
+		slog(s, "warn",
+		     "inotify unavailable; changes are seen by the reconcile "
+		     "only reason=\"%s\"",
+		     strerror(errno));
+		return;
+	}
+	watch_all(s, w);
+}
+
+/* True when an event can change what the index holds: a directory, a
+ * watched directory itself, or a markdown file (editor swap files and the
+ * like are ignored). */
+static bool
+event_matters(const struct inotify_event *ev, const char *name)
+{
+	size_t n = strnlen(name, ev->len);
+
+	if (ev->mask & IN_IGNORED)
+		return false;
+	if ((ev->mask & IN_ISDIR) || n == 0)
+		return true;
+	return n >= 3 && memcmp(name + n - 3, ".md", 3) == 0;
+}
+
+/* Reads the pending events; returns how many matter. */
+static int
+watch_read(struct watcher *w)
+{
+	char buf[16384]
+	    __attribute__((aligned(__alignof__(struct inotify_event))));
+	int count = 0;
+	ssize_t len;
+
+	while ((len = read(w->fd, buf, sizeof(buf))) > 0) {
+		size_t off = 0;
+
+		while (off + sizeof(struct inotify_event) <= (size_t)len) {
+			struct inotify_event ev;
+
+			memcpy(&ev, buf + off, sizeof(ev));
+			if (ev.mask & IN_Q_OVERFLOW) {
+				w->rescan = true;
+				count++;
+			}
+			if ((ev.mask & IN_ISDIR) &&
+			    (ev.mask & (IN_CREATE | IN_MOVED_TO)))
+				w->rescan = true;
+			if (event_matters(&ev, buf + off + sizeof(ev)))
+				count++;
+			off += sizeof(ev) + ev.len;
+		}
+	}
+	return count;
+}
+
+/* --- sync thread: syncing -------------------------------------------- */
+
+/* One log line per source that changed (every source at start). */
+static void
+log_sync(cg_server *s, const char *why, const json_t *reply, int64_t ms)
+{
+	const json_t *per =
+	    json_object_get(json_object_get(reply, "result"), "sources");
+	const char *name;
+	json_t *st;
+
+	if (!json_is_true(json_object_get(reply, "ok"))) {
+		slog(s, "error", "sync failed reason=%s error=\"%s\"", why,
+		     json_string_value(json_object_get(
+		         json_object_get(reply, "error"), "message")));
+		return;
+	}
+	json_object_foreach((json_t *)per, name, st)
+	{
+		long long v[6];
+		static const char *const k[6] = {"generation", "files",
+		                                 "reparsed",   "added",
+		                                 "deleted",    "skipped"};
+		bool changed = strcmp(why, "start") == 0 ||
+		               json_is_true(json_object_get(st, "rebuilt"));
+
+		for (int i = 0; i < 6; i++) {
+			v[i] = json_integer_value(json_object_get(st, k[i]));
+			changed = changed || (i >= 2 && i <= 4 && v[i] > 0);
+		}
+		slog(s, changed ? "info" : "debug",
+		     "sync done reason=%s source=%s generation=%lld files=%lld "
+		     "reparsed=%lld added=%lld deleted=%lld skipped=%lld "
+		     "ms=%lld",
+		     why, name, v[0], v[1], v[2], v[3], v[4], v[5],
+		     (long long)ms);
+	}
+}
+
+static void
+run_sync(cg_server *s, const char *why)
+{
+	json_t *req = json_pack("{s:i, s:n, s:s}", "v", CG_PROTO_VERSION, "id",
+	                        "op", "sync");
+	int64_t t0 = mono_ms();
+	json_t *reply = req ? cg_node_handle(s->writer, req) : NULL;
+
+	if (reply == NULL)
+		slog(s, "error", "sync failed reason=%s error=out_of_memory",
+		     why);
+	else
+		log_sync(s, why, reply, mono_ms() - t0);
+	json_decref(reply);
+	json_decref(req);
+}
+
+/* Answers the queued client syncs; when final, with "shutting down". */
+static void
+answer_jobs(cg_server *s, nng_aio *aio, bool final)
+{
+	struct job jobs[CG_SERVER_SYNC_QUEUE];
+	size_t n;
+
+	pthread_mutex_lock(&s->mu);
+	n = s->njobs;
+	memcpy(jobs, s->jobs, n * sizeof(*jobs));
+	s->njobs = 0;
+	pthread_mutex_unlock(&s->mu);
+	for (size_t i = 0; i < n; i++) {
+		int64_t t0 = mono_ms();
+		json_t *reply;
+
+		if (final) {
+			reply = cg_node_error_reply(
+			    s->writer, json_object_get(jobs[i].req, "id"),
+			    CG_EUNAVAIL, "node shutting down");
+		} else {
+			reply = cg_node_handle(s->writer, jobs[i].req);
+			if (reply != NULL)
+				log_sync(s, "request", reply, mono_ms() - t0);
+		}
+		send_reply(s, s->writer, jobs[i].ctx, aio, false, reply);
+		nng_ctx_close(jobs[i].ctx);
+		json_decref(jobs[i].req);
+	}
+}
+
+/* Milliseconds poll may wait: until the reconcile, or the end of the
+ * debounce when changes are pending. */
+static int
+wait_ms(const cg_server *s, int64_t now, int64_t next_rec, bool dirty,
+        int64_t first, int64_t last)
+{
+	int64_t until = next_rec;
+
+	if (dirty) {
+		int64_t d = last + s->debounce_ms;
+
+		if (d > first + DEBOUNCE_MAX_MS)
+			d = first + DEBOUNCE_MAX_MS;
+		if (d < until)
+			until = d;
+	}
+	if (until <= now)
+		return 0;
+	return until - now > 60000 ? 60000 : (int)(until - now);
+}
+
+static void
+sync_loop(cg_server *s, struct watcher *w, nng_aio *aio)
+{
+	int64_t next_rec = s->on_demand ? INT64_MAX : mono_ms() + s->reconcile_ms;
+	int64_t first = 0;
+	int64_t last = 0;
+	bool dirty = false;
+
+	while (!is_stopping(s)) {
+		struct pollfd p[2] = {{s->wake[0], POLLIN, 0},
+		                      {w->fd, POLLIN, 0}};
+		int64_t now = mono_ms();
+
+		(void)poll(p, 2, wait_ms(s, now, next_rec, dirty, first, last));
+		if (p[0].revents & POLLIN)
+			drain_fd(s->wake[0]);
+		if (w->fd >= 0 && (p[1].revents & POLLIN) &&
+		    watch_read(w) > 0) {
+			now = mono_ms();
+			if (!dirty)
+				first = now;
+			dirty = true;
+			last = now;
+		}
+		if (w->rescan) {
+			w->rescan = false;
+			watch_all(s, w);
+		}
+		answer_jobs(s, aio, false);
+		now = mono_ms();
+		if (dirty && (now >= last + s->debounce_ms ||
+		              now >= first + DEBOUNCE_MAX_MS)) {
+			dirty = false;
+			run_sync(s, "change");
+		}
+		if (now >= next_rec) {
+			watch_all(s, w);
+			run_sync(s, "reconcile");
+			next_rec = mono_ms() + s->reconcile_ms;
+		}
+	}
+}
+
+static void *
+sync_main(void *arg)
+{
+	cg_server *s = arg;
+	struct watcher w = {-1, false, false};
+
+	/* Watch first: a change made during the first sync is not lost. */
+	if (!s->on_demand) {
+		watch_open(s, &w);
+		run_sync(s, "start");
+	}
+	sync_loop(s, &w, s->sync_aio);
+	answer_jobs(s, s->sync_aio, true);
+	if (w.fd >= 0)
+		close(w.fd);
+	return NULL;
+}
+
+/* --- lifecycle ------------------------------------------------------- */
+
+int
+cg_server_start(cg_server *s, cg_err *err)
+{
+	int rc;
+
+	if (nng_aio_alloc(&s->serve_aio, NULL, NULL) != 0 ||
+	    nng_aio_alloc(&s->sync_aio, NULL, NULL) != 0)
+		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
+	rc = pthread_create(&s->sync_th, NULL, sync_main, s);
+	if (rc != 0)
+		return cg_err_set(err, CG_ERR,
+		                  "node: cannot start a thread: %s",
+		                  strerror(rc));
+	s->sync_running = true;
+	rc = pthread_create(&s->serve_th, NULL, serve_main, s);
+	if (rc != 0) {
+		cg_server_stop(s);
+		return cg_err_set(err, CG_ERR,
+		                  "node: cannot start a thread: %s",
+		                  strerror(rc));
+	}
+	s->serve_running = true;
+	slog(s, "info", "serving node=%s url=%s sources=%zu reconcile_s=%lld",
+	     s->name, s->url, s->ws.nsources,
+	     (long long)(s->reconcile_ms / 1000));
+	return 0;
+}
+
+/*
+ * Both threads are joined before the socket closes: nng 1.5.2 panics when
+ * nng_ctx_send() races with nng_close().  The serve thread starts every
+ * operation under the mutex only while not stopping, so cancelling its aio
+ * here ends a receive (or a slow send) at once; the sync thread finishes
+ * its sync, answers the queued syncs ("shutting down") and returns.
+ */
+void
+cg_server_stop(cg_server *s)
+{
+	pthread_mutex_lock(&s->mu);
+	s->stopping = true;
+	if (s->serve_aio != NULL)
+		nng_aio_cancel(s->serve_aio);
+	pthread_mutex_unlock(&s->mu);
+	if (s->wake[1] >= 0)
+		wake(s);
+	if (s->serve_running) {
+		pthread_join(s->serve_th, NULL);
+		s->serve_running = false;
+	}
+	if (s->sync_running) {
+		pthread_join(s->sync_th, NULL);
+		s->sync_running = false;
+	}
+	if (s->sock_open) {
+		nng_close(s->sock);
+		s->sock_open = false;
+	}
+}
+
+void
+cg_server_free(cg_server *s)
+{
+	if (s == NULL)
+		return;
+	cg_server_stop(s);
+	nng_aio_free(s->serve_aio);
+	nng_aio_free(s->sync_aio);
+	cg_node_free(s->reader);
+	cg_node_free(s->writer);
+	for (int i = 0; i < 2; i++)
+		if (s->wake[i] >= 0)
+			close(s->wake[i]);
+	pthread_mutex_destroy(&s->mu);
+	cg_workspace_fini(&s->ws);
+	free(s->src);
+	free(s->name);
+	free(s->cache);
+	free(s->url);
+	free(s);
+}

@@ -1,0 +1,92 @@
+/*
+ * server.h - the node service: a workspace's node answering over nng and
+ * keeping its indexes current while it serves.
+ *
+ * A cg_server loads a workspace (its root wiki and every sub-guild: one
+ * source per wiki), listens on one nng REP socket and runs two threads:
+ *
+ * - serve: receives a request, decodes it (wire.h), answers it with the
+ *   *reader* cg_node and sends the reply.  A "sync" request is handed, with
+ *   its nng context, to the sync thread, which replies on that context, so
+ *   a long sync never blocks queries.
+ * - sync: owns the *writer* cg_node (same sources, same cache).  It syncs
+ *   once at start (the reader serves the previous generation, or answers
+ *   "index not built yet", meanwhile), then after file changes seen by
+ *   inotify (every directory of every wiki, recursively, debounced), after
+ *   each client "sync" request, and every reconcile period as the safety
+ *   net.  The reader follows new generations before each request; an
+ *   incremental sync is one transaction, so no reader sees an empty index.
+ *
+ * A cg_node is single-threaded: the two nodes are never shared.  The
+ * server keeps no process-wide state and never prints: log lines go to the
+ * caller's callback (which may be called from either thread).
+ *
+ * Limits: the socket's receive limit is CG_SERVER_RECV_MAX (nng's default
+ * is unlimited); a larger message is dropped by nng together with its
+ * connection.  Requests above CG_WIRE_MAX_REQUEST get an error reply.
+ * A reply send times out after CG_SERVER_SEND_TIMEOUT_MS.
+ */
+#ifndef CG_SERVER_H
+#define CG_SERVER_H
+
+#include <stddef.h>
+
+#include <stdbool.h>
+
+#include "cg_err.h"
+#include "node.h"
+
+#define CG_SERVER_RECV_MAX        (2u << 20) /* 2 MiB */
+#define CG_SERVER_SEND_TIMEOUT_MS 5000
+#define CG_SERVER_RECONCILE_S     30
+#define CG_SERVER_DEBOUNCE_MS     100
+#define CG_SERVER_SYNC_QUEUE      16 /* client syncs waiting, then busy */
+
+typedef struct cg_server cg_server;
+
+/* A log line: level "debug", "info", "warn" or "error"; component "node";
+ * msg "what happened key=value ...". */
+typedef void (*cg_log_fn)(void *ctx, const char *level, const char *component,
+                          const char *msg);
+
+typedef struct cg_server_opts {
+	/* What to serve: the workspace at root (cg_workspace_load()), or,
+	 * when sources is not NULL, these sources (copied). */
+	const char *root;
+	const cg_node_source *sources;
+	size_t nsources;
+	const char *cache_dir; /* index cache root (created when missing) */
+	const char *listen;    /* nng URL; NULL: ipc://<cache>/<name>.ipc */
+	const char *name;      /* node name; NULL: the workspace name */
+	int reconcile_s;       /* seconds between reconciles; <= 0: default */
+	int debounce_ms;       /* quiet time after a change; <= 0: default */
+	bool on_demand;        /* sync only when a client asks: no start
+				  sync, no inotify, no reconcile (for a
+				  one-shot CLI run) */
+	cg_log_fn log;         /* may be NULL */
+	void *log_ctx;
+} cg_server_opts;
+
+/*
+ * Loads the workspace (or takes opts->sources when given: the gateway's
+ * in-process nodes), opens the nodes and starts listening (no thread
+ * yet).  CG_ENOPROV when there is no wiki; CG_EINVAL for a URL nng cannot
+ * listen on (tls+tcp:// is not supported yet).
+ */
+int cg_server_new(cg_server **out, const cg_server_opts *opts, cg_err *err);
+
+/* The address actually listened on (a tcp port 0 replaced by the bound
+ * port); borrowed. */
+const char *cg_server_url(const cg_server *s);
+
+/* Starts the serve and sync threads. */
+int cg_server_start(cg_server *s, cg_err *err);
+
+/* Stops the threads (waiting for a sync in progress to finish) and closes
+ * the socket; idempotent.  Not callable from the server's own threads. */
+void cg_server_stop(cg_server *s);
+
+/* Stops if needed and frees; NULL is accepted. */
+void cg_server_free(cg_server *s);
+
+#endif
