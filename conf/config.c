@@ -175,6 +175,124 @@ load_node(cg_conf_node *n, const json_t *o, const char *file, cg_err *err)
 	return 0;
 }
 
+/* A secret from the environment or a file: one line, trailing newline and
+ * spaces dropped.  Its value never appears in a message. */
+static int
+load_secret(cg_conf_token *t, const json_t *o, const char *file, cg_err *err)
+{
+	const char *env = json_string_value(json_object_get(o, "secret_env"));
+	const char *path = json_string_value(json_object_get(o, "secret_file"));
+	char *text = NULL;
+	size_t n;
+
+	if ((env == NULL) == (path == NULL))
+		return cg_err_set(err, CG_EINVAL,
+				  "%s: token '%s' needs exactly one of "
+				  "secret_env or secret_file",
+				  file, t->name);
+	if (env != NULL) {
+		const char *v = getenv(env);
+
+		if (v == NULL || *v == '\0')
+			return cg_err_set(err, CG_EINVAL,
+					  "%s: token '%s': environment "
+					  "variable %s is not set",
+					  file, t->name, env);
+		text = strdup(v);
+	} else if (cg_file_read(path, 4096, &text, NULL, NULL) != 0) {
+		return cg_err_set(err, CG_EINVAL,
+				  "%s: token '%s': cannot read secret_file %s",
+				  file, t->name, path);
+	}
+	if (text == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	n = strlen(text);
+	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' ||
+			 text[n - 1] == ' '))
+		text[--n] = '\0';
+	if (n < 16) {
+		free(text);
+		return cg_err_set(err, CG_EINVAL,
+				  "%s: token '%s': secret shorter than 16 "
+				  "characters",
+				  file, t->name);
+	}
+	t->secret = text;
+	return 0;
+}
+
+static int
+load_globs(const json_t *o, const char *key, json_t **out, const char *file,
+	   cg_err *err)
+{
+	const json_t *a = json_object_get(o, key);
+	size_t i;
+	const json_t *g;
+
+	*out = NULL;
+	if (a == NULL)
+		return 0;
+	if (!json_is_array(a))
+		return cg_err_set(err, CG_EINVAL,
+				  "%s: '%s' must be a list of uri globs", file,
+				  key);
+	json_array_foreach(a, i, g)
+		if (!json_is_string(g))
+			return cg_err_set(err, CG_EINVAL,
+					  "%s: '%s' must hold strings", file,
+					  key);
+	*out = json_incref((json_t *)a);
+	return 0;
+}
+
+static int
+load_token(cg_conf_token *t, const json_t *o, const char *file, cg_err *err)
+{
+	static const char *const keys[] = {"name", "secret_env",
+					   "secret_file", "allow", "deny",
+					   NULL};
+	int rc;
+
+	if (!json_is_object(o))
+		return cg_err_set(err, CG_EINVAL,
+				  "%s: each token must be a mapping", file);
+	rc = check_keys(o, keys, "a token", file, err);
+	if (rc == 0)
+		rc = get_str(o, "name", true, &t->name, file, err);
+	if (rc == 0)
+		rc = load_secret(t, o, file, err);
+	if (rc == 0)
+		rc = load_globs(o, "allow", &t->allow, file, err);
+	if (rc == 0)
+		rc = load_globs(o, "deny", &t->deny, file, err);
+	return rc;
+}
+
+static int
+load_tokens(cg_config *c, const json_t *root, cg_err *err)
+{
+	const json_t *tokens = json_object_get(root, "tokens");
+	size_t i;
+	const json_t *o;
+	int rc = 0;
+
+	if (tokens == NULL)
+		return 0;
+	if (!json_is_array(tokens))
+		return cg_err_set(err, CG_EINVAL, "%s: 'tokens' must be a list",
+				  c->path);
+	c->tokens = calloc(json_array_size(tokens) + 1, sizeof(*c->tokens));
+	if (c->tokens == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	json_array_foreach(tokens, i, o)
+	{
+		if (rc == 0)
+			rc = load_token(&c->tokens[i], o, c->path, err);
+		c->ntokens++;
+	}
+	return rc;
+}
+
 static int
 load_lists(cg_config *c, const json_t *root, cg_err *err)
 {
@@ -241,6 +359,8 @@ load_root(cg_config *c, const json_t *root, cg_err *err)
 	}
 	if (rc == 0)
 		rc = load_lists(c, root, err);
+	if (rc == 0)
+		rc = load_tokens(c, root, err);
 	return rc;
 }
 
@@ -293,6 +413,16 @@ cg_config_fini(cg_config *c)
 			free(c->nodes[i].sources[k]);
 		free(c->nodes[i].sources);
 	}
+	for (size_t i = 0; c->tokens && i < c->ntokens; i++) {
+		free(c->tokens[i].name);
+		if (c->tokens[i].secret != NULL)
+			memset(c->tokens[i].secret, 0,
+			       strlen(c->tokens[i].secret));
+		free(c->tokens[i].secret);
+		json_decref(c->tokens[i].allow);
+		json_decref(c->tokens[i].deny);
+	}
+	free(c->tokens);
 	free(c->workspaces);
 	free(c->nodes);
 	free(c->path);

@@ -13,6 +13,11 @@
  *       url: tcp://10.0.0.5:7801
  *       workspace: acme
  *       sources: [billing]
+ *   tokens:                          # access: Authorization: Bearer ...
+ *     - name: billing-team
+ *       secret_env: CG_TOKEN_BILLING # or secret_file: /path (0600)
+ *       allow: ["cg://acme/billing/?*"]
+ *       deny: ["cg://acme/billing/?*secret-?*"]
  *
  * Read with the bounded YAML reader of node/frontmatter.h (no aliases,
  * depth and size capped).  Strict: an unknown key, a missing required key
@@ -23,6 +28,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include <jansson.h>
 
 #include "cg_err.h"
 
@@ -42,6 +49,13 @@ typedef struct cg_conf_node {
 	size_t nsources;
 } cg_conf_node;
 
+typedef struct cg_conf_token {
+	char *name;
+	char *secret;	/* from the environment or a file; never logged */
+	json_t *allow;	/* array of uri globs, or NULL: everything */
+	json_t *deny;	/* array of uri globs, or NULL */
+} cg_conf_token;
+
 typedef struct cg_config {
 	char *path;	   /* the file read */
 	char *listen;	   /* default http://127.0.0.1:7700 */
@@ -51,6 +65,8 @@ typedef struct cg_config {
 	size_t nworkspaces;
 	cg_conf_node *nodes;
 	size_t nnodes;
+	cg_conf_token *tokens;
+	size_t ntokens;
 } cg_config;
 
 int cg_config_load(cg_config *c, const char *path, cg_err *err);

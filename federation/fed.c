@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cg_buf.h"
+#include "acl.h"
 #include "conflict.h"
 #include "node.h"
 #include "query.h"
@@ -29,6 +30,8 @@ struct cg_fed {
 	int deadline_ms;
 	json_t *strs; /* owns every string of nodes[] */
 	atomic_llong next_id; /* request ids; broadcasts run concurrently */
+	const cg_acl *acl;    /* a view's access policy, sent to every node */
+	int is_view;	      /* shares everything above with its base */
 };
 
 /* One round: per node, the reply's result or why there is none. */
@@ -85,11 +88,32 @@ cg_fed_new(cg_fed **out, const cg_fed_opts *o, cg_err *err)
 	return 0;
 }
 
+int
+cg_fed_view_new(cg_fed **out, const cg_fed *base, const cg_acl *acl,
+		cg_err *err)
+{
+	cg_fed *v = malloc(sizeof(*v));
+
+	*out = NULL;
+	if (v == NULL)
+		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
+	memcpy(v, base, sizeof(*v));
+	atomic_init(&v->next_id, 0);
+	v->acl = acl;
+	v->is_view = 1;
+	*out = v;
+	return 0;
+}
+
 void
 cg_fed_free(cg_fed *f)
 {
 	if (f == NULL)
 		return;
+	if (f->is_view) {
+		free(f);
+		return;
+	}
 	for (size_t i = 0; f->nodes != NULL && i < f->nnodes; i++)
 		free((void *)f->nodes[i].sources);
 	free(f->nodes);
@@ -214,6 +238,9 @@ round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 			continue;
 		a = json_deep_copy(args);
 		json_object_set(a, "sources", scope[i]);
+		if (cg_acl_active(f->acl))
+			json_object_set_new(
+			    a, "acl", cg_acl_json(f->acl, f->nodes[i].workspace));
 		r->reqs[i] = json_pack("{s:i, s:I, s:s, s:o}", "v",
 				       CG_PROTO_VERSION, "id",
 				       (json_int_t)(atomic_fetch_add(&f->next_id, 1) + 1), "op", op,

@@ -53,6 +53,14 @@ typedef struct cg_fed cg_fed;
 int cg_fed_new(cg_fed **out, const cg_fed_opts *opts, cg_err *err);
 void cg_fed_free(cg_fed *fed);
 
+/* A view of base for one caller: the same roster, and every request it
+ * sends carries acl (borrowed; outlives the view), so nodes answer only
+ * about the pages the caller may see.  Freed with cg_fed_free (which then
+ * frees the view alone); base must outlive it. */
+struct cg_acl;
+int cg_fed_view_new(cg_fed **out, const cg_fed *base,
+		    const struct cg_acl *acl, cg_err *err);
+
 typedef struct cg_search_req {
 	const char *text;	   /* free text, may be empty with a filter */
 	cg_filters filters;

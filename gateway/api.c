@@ -6,6 +6,7 @@
  */
 #include "api.h"
 
+#include "acl.h"
 #include "fed_page.h"
 
 #include <stdio.h>
@@ -288,5 +289,26 @@ cg_api_call(cg_fed *fed, const char *name, const json_t *args, json_t **out,
 		args = empty = json_object();
 	rc = t->fn(fed, args, out, err);
 	json_decref(empty);
+	return rc;
+}
+
+int
+cg_api_call_as(cg_fed *fed, const cg_acl *acl, const char *name,
+	       const json_t *args, json_t **out, cg_err *err)
+{
+	cg_fed *view = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!cg_acl_active(acl))
+		return cg_api_call(fed, name, args, out, err);
+	rc = cg_fed_view_new(&view, fed, acl, err);
+	if (rc == 0)
+		rc = cg_api_call(view, name, args, out, err);
+	if (rc == 0)
+		(void)cg_acl_filter_answer(acl, *out);
+	if (rc == CG_EDENIED)
+		rc = CG_ENOTFOUND; /* hidden and missing look the same */
+	cg_fed_free(view);
 	return rc;
 }

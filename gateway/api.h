@@ -38,4 +38,11 @@ const cg_api_tool *cg_api_tools(size_t *n);
 int cg_api_call(cg_fed *fed, const char *name, const json_t *args,
 		json_t **out, cg_err *err);
 
+/* Runs a tool for a caller with an access policy (NULL: everything
+ * visible): the nodes filter with it, and the answer is re-checked before
+ * it is returned.  A page the caller may not see is "not found". */
+struct cg_acl;
+int cg_api_call_as(cg_fed *fed, const struct cg_acl *acl, const char *name,
+		   const json_t *args, json_t **out, cg_err *err);
+
 #endif

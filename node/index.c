@@ -25,6 +25,7 @@
 
 #include "cg_buf.h"
 #include "cg_fs.h"
+#include "acl.h"
 #include "index_write.h"
 #include "scan.h"
 #include "token.h"
@@ -38,6 +39,7 @@ struct cg_index {
 	int64_t gen;	/* live generation number */
 	int lockfd;	/* the writer lock file, -1 when closed */
 	cg_rank_ctx rank; /* read by cg_rank() */
+	cg_acl_ctx vis;	  /* read by cg_visible() */
 };
 
 static const char *const schema_sql =
@@ -147,13 +149,15 @@ totals_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
 }
 
 static int
-register_functions(sqlite3 *db, cg_rank_ctx *rank)
+register_functions(sqlite3 *db, cg_rank_ctx *rank, cg_acl_ctx *vis)
 {
 	fts5_api *api = NULL;
 	sqlite3_stmt *st = NULL;
 	int rc;
 
 	rc = cg_token_register(db);
+	if (rc == SQLITE_OK)
+		rc = cg_acl_register(db, vis);
 	if (rc != SQLITE_OK)
 		return rc;
 	rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL);
@@ -298,7 +302,7 @@ open_db(cg_index *idx, int64_t gen, sqlite3 **out, cg_err *err)
 		return rc;
 	}
 	sqlite3_busy_timeout(db, 10000);
-	if (register_functions(db, &idx->rank) != SQLITE_OK) {
+	if (register_functions(db, &idx->rank, &idx->vis) != SQLITE_OK) {
 		sqlite3_close(db);
 		return cg_err_set(err, CG_ERR, "index: cannot register FTS5 "
 					       "tokenizer and functions");
@@ -464,6 +468,7 @@ cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err)
 	idx->repo = strdup(opts->repo);
 	idx->wiki = strdup(opts->wiki);
 	idx->dir = source_dir(opts);
+	idx->vis.source = idx->source;
 	if (!idx->source || !idx->repo || !idx->wiki || !idx->dir) {
 		cg_index_free(idx);
 		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
@@ -503,6 +508,18 @@ sqlite3 *
 cg_index_db(cg_index *idx)
 {
 	return idx->db;
+}
+
+void
+cg_index_set_acl(cg_index *idx, const cg_acl *acl)
+{
+	idx->vis.acl = acl;
+}
+
+const cg_acl *
+cg_index_acl(const cg_index *idx)
+{
+	return idx->vis.acl;
 }
 
 cg_rank_ctx *

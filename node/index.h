@@ -96,6 +96,12 @@ void cg_index_refresh(cg_index *idx);
 
 /* The open connection (borrowed); NULL until a first generation exists. */
 sqlite3 *cg_index_db(cg_index *idx);
+/* The access policy of the request being answered (NULL: all visible);
+ * read by the SQL function cg_visible(path) and by the tools. */
+struct cg_acl;
+void cg_index_set_acl(cg_index *idx, const struct cg_acl *acl);
+const struct cg_acl *cg_index_acl(const cg_index *idx);
+
 /* The rank context the "cg_rank" function reads (borrowed). */
 cg_rank_ctx *cg_index_rank(cg_index *idx);
 

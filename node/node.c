@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "index.h"
 #include "query.h"
 #include "search.h"
@@ -405,6 +406,29 @@ generations(cg_node *n)
 	return g;
 }
 
+/* Runs an operation under the request's access policy (args.acl): every
+ * index answers only about the pages the caller may see. */
+static int
+run_op(cg_node *n, int (*fn)(cg_node *, const json_t *, json_t *, cg_err *),
+       const json_t *args, json_t *res, cg_err *err)
+{
+	cg_acl acl;
+	int rc;
+
+	if (cg_acl_from_json(&acl, json_object_get(args, "acl")) != 0)
+		return cg_err_set(err, CG_EINVAL,
+				  "acl must be {workspace, allow: [globs], "
+				  "deny: [globs]}");
+	for (size_t i = 0; i < n->nsrc; i++)
+		cg_index_set_acl(n->src[i].idx,
+				 cg_acl_active(&acl) ? &acl : NULL);
+	rc = fn(n, args, res, err);
+	for (size_t i = 0; i < n->nsrc; i++)
+		cg_index_set_acl(n->src[i].idx, NULL);
+	cg_acl_fini(&acl);
+	return rc;
+}
+
 static json_t *
 reply_error(const cg_node *n, json_t *id, int code, const char *msg)
 {
@@ -448,7 +472,7 @@ cg_node_handle(cg_node *n, const json_t *req)
 
 		cg_err_clear(&err);
 		res = json_object();
-		rc = ops[i].fn(n, args, res, &err);
+		rc = run_op(n, ops[i].fn, args, res, &err);
 		if (rc != 0) {
 			json_decref(res);
 			json_decref(gen);

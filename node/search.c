@@ -274,7 +274,8 @@ static const char *const filter_sql =
     " AND (?4 IS NULL OR p.confidence = ?4)"
     " AND (?5 IS NULL OR p.updated_at >= ?5)"
     " AND (?6 IS NULL OR EXISTS (SELECT 1 FROM json_each(p.tags)"
-    "      WHERE lower(json_each.value) = lower(?6)))";
+    "      WHERE lower(json_each.value) = lower(?6)))"
+    " AND cg_visible(p.path)";
 
 static void
 bind_filters(sqlite3_stmt *st, const cg_filters *f)
@@ -586,7 +587,8 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 	rc = sqlite3_prepare_v2(cg_index_db(idx),
 				"SELECT path, title, category, updated_at, "
 				"confidence, supersedes, body_hash, claim_key "
-				"FROM pages WHERE claim_key = ?1",
+				"FROM pages WHERE claim_key = ?1 AND "
+				"cg_visible(path)",
 				-1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return sql_err(idx, rc, "claims", err);

@@ -1,0 +1,218 @@
+/*
+ * acl.c - the one visibility check.  Pure functions over globs and JSON,
+ * plus the SQLite function that lets a query filter before its LIMIT.
+ */
+#include "acl.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cg_buf.h"
+#include "cg_err.h"
+
+static int
+globs_ok(const json_t *a)
+{
+	size_t i;
+	const json_t *g;
+
+	if (a == NULL || json_is_null(a))
+		return 1;
+	if (!json_is_array(a) || json_array_size(a) > 256)
+		return 0;
+	json_array_foreach(a, i, g)
+		if (!json_is_string(g) || json_string_length(g) > 1024)
+			return 0;
+	return 1;
+}
+
+int
+cg_acl_from_json(cg_acl *acl, const json_t *obj)
+{
+	const json_t *allow = json_object_get(obj, "allow");
+	const json_t *deny = json_object_get(obj, "deny");
+
+	acl->workspace = json_string_value(json_object_get(obj, "workspace"));
+	acl->allow = NULL;
+	acl->deny = NULL;
+	if (obj != NULL && !json_is_object(obj))
+		return CG_EINVAL;
+	if (!globs_ok(allow) || !globs_ok(deny))
+		return CG_EINVAL;
+	if (json_is_array(allow))
+		acl->allow = json_incref((json_t *)allow);
+	if (json_is_array(deny))
+		acl->deny = json_incref((json_t *)deny);
+	return 0;
+}
+
+void
+cg_acl_fini(cg_acl *acl)
+{
+	if (acl == NULL)
+		return;
+	json_decref(acl->allow);
+	json_decref(acl->deny);
+	acl->allow = acl->deny = NULL;
+}
+
+json_t *
+cg_acl_json(const cg_acl *acl, const char *workspace)
+{
+	return json_pack("{s:s, s:O, s:O}", "workspace", workspace, "allow",
+			 acl->allow ? acl->allow : json_null(), "deny",
+			 acl->deny ? acl->deny : json_null());
+}
+
+bool
+cg_acl_active(const cg_acl *acl)
+{
+	return acl != NULL &&
+	       (json_array_size(acl->allow) > 0 ||
+		json_array_size(acl->deny) > 0 || json_is_array(acl->allow));
+}
+
+static bool
+any_match(const json_t *globs, const char *uri)
+{
+	size_t i;
+	const json_t *g;
+
+	json_array_foreach(globs, i, g)
+		if (fnmatch(json_string_value(g), uri, 0) == 0)
+			return true;
+	return false;
+}
+
+bool
+cg_acl_allows_uri(const cg_acl *acl, const char *uri)
+{
+	if (acl == NULL)
+		return true;
+	if (uri == NULL)
+		return false;
+	if (json_is_array(acl->allow) && !any_match(acl->allow, uri))
+		return false;
+	return !any_match(acl->deny, uri);
+}
+
+bool
+cg_acl_allows(const cg_acl *acl, const char *source, const char *path)
+{
+	cg_buf b;
+	bool ok;
+
+	if (!cg_acl_active(acl))
+		return true;
+	cg_buf_init(&b, 1 << 16);
+	if (cg_buf_printf(&b, "cg://%s/%s/%s",
+			  acl->workspace ? acl->workspace : "", source,
+			  path) != 0) {
+		cg_buf_fini(&b);
+		return false;
+	}
+	ok = cg_acl_allows_uri(acl, b.data);
+	cg_buf_fini(&b);
+	return ok;
+}
+
+static void
+visible_fn(sqlite3_context *ctx, int n, sqlite3_value **v)
+{
+	const cg_acl_ctx *c = sqlite3_user_data(ctx);
+	const char *path = (const char *)sqlite3_value_text(v[0]);
+
+	(void)n;
+	sqlite3_result_int(ctx, path != NULL &&
+				    cg_acl_allows(c->acl, c->source, path));
+}
+
+int
+cg_acl_register(sqlite3 *db, const cg_acl_ctx *ctx)
+{
+	return sqlite3_create_function(db, "cg_visible", 1, SQLITE_UTF8,
+				       (void *)ctx, visible_fn, NULL, NULL);
+}
+
+/* --- the gateway's re-check ------------------------------------------------ */
+
+static bool
+item_hidden(const cg_acl *acl, const json_t *o)
+{
+	static const char *const keys[] = {"uri", "from", "target_uri",
+					   "winner", NULL};
+
+	for (size_t k = 0; keys[k] != NULL; k++) {
+		const char *u = json_string_value(json_object_get(o, keys[k]));
+
+		if (u != NULL && strncmp(u, "cg://", 5) == 0 &&
+		    !cg_acl_allows_uri(acl, u))
+			return true;
+	}
+	return false;
+}
+
+static size_t filter_value(const cg_acl *acl, json_t *v, int depth);
+
+/* A conflict is dropped whole when any of its pages is hidden: listing
+ * the visible side alone would reveal that a hidden page disagrees. */
+static bool
+conflict_hidden(const cg_acl *acl, const json_t *o)
+{
+	const json_t *pages = json_object_get(o, "pages");
+	size_t i;
+	const json_t *p;
+
+	if (!json_is_array(pages) || json_object_get(o, "winner") == NULL)
+		return false;
+	json_array_foreach(pages, i, p)
+		if (item_hidden(acl, p))
+			return true;
+	return item_hidden(acl, o);
+}
+
+static size_t
+filter_array(const cg_acl *acl, json_t *a, int depth)
+{
+	size_t removed = 0;
+
+	for (size_t i = json_array_size(a); i-- > 0;) {
+		json_t *item = json_array_get(a, i);
+
+		if (json_is_object(item) &&
+		    (item_hidden(acl, item) || conflict_hidden(acl, item))) {
+			json_array_remove(a, i);
+			removed++;
+			continue;
+		}
+		removed += filter_value(acl, item, depth + 1);
+	}
+	return removed;
+}
+
+static size_t
+filter_value(const cg_acl *acl, json_t *v, int depth)
+{
+	size_t removed = 0;
+	const char *key;
+	json_t *child;
+
+	if (depth > 32)
+		return 0;
+	if (json_is_array(v))
+		return filter_array(acl, v, depth);
+	if (!json_is_object(v))
+		return 0;
+	json_object_foreach(v, key, child)
+		removed += filter_value(acl, child, depth + 1);
+	return removed;
+}
+
+size_t
+cg_acl_filter_answer(const cg_acl *acl, json_t *answer)
+{
+	if (!cg_acl_active(acl))
+		return 0;
+	return filter_value(acl, answer, 0);
+}
