@@ -105,6 +105,8 @@ cg_acl_allows(const cg_acl *acl, const char *source, const char *path)
 
 	if (!cg_acl_active(acl))
 		return true;
+	if (source == NULL || path == NULL)
+		return false;
 	cg_buf_init(&b, 1 << 16);
 	if (cg_buf_printf(&b, "cg://%s/%s/%s",
 			  acl->workspace ? acl->workspace : "", source,

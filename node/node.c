@@ -263,6 +263,12 @@ problem_followups(cg_index *idx, json_t *fu, size_t max)
 	size_t k;
 	json_t *p;
 
+	/* Problems of pages the caller may not see are not its business. */
+	for (k = json_array_size(probs); k-- > 0;)
+		if (!cg_acl_allows(cg_index_acl(idx), cg_index_source(idx),
+				   json_string_value(json_object_get(
+				       json_array_get(probs, k), "path"))))
+			json_array_remove(probs, k);
 	json_array_foreach(probs, k, p)
 	{
 		if (k == max) {

@@ -18,6 +18,7 @@
 
 #include "cg_buf.h"
 #include "tools_page.h"
+#include "acl.h"
 
 /* Matches returned per name by the resolve operation. */
 #define RESOLVE_MAX 50
@@ -251,6 +252,10 @@ find_pages(cg_index *idx, const char *name, const char *from_dir, int limit,
 		const char *t = (const char *)sqlite3_column_text(st, 1);
 		const char *c = (const char *)sqlite3_column_text(st, 2);
 
+		rc = SQLITE_OK;
+		if (!cg_acl_allows(cg_index_acl(idx), cg_index_source(idx),
+				   (const char *)sqlite3_column_text(st, 0)))
+			continue; /* hidden pages resolve to nothing */
 		json_array_append_new(
 		    out, json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:i}", "source",
 		                   cg_index_source(idx), "path",
@@ -711,7 +716,8 @@ backlinks_of(cg_node *n, cg_index *t, const struct want *w, json_t *out,
 
 		rc = SQLITE_OK;
 		if (from == NULL || target == NULL ||
-		    !candidate(w, sqlite3_column_int(st, 2), target))
+		    !candidate(w, sqlite3_column_int(st, 2), target) ||
+		    !cg_acl_allows(cg_index_acl(t), cg_index_source(t), from))
 			continue;
 		lk = link_json(n, t, st, 2, from, err);
 		if (lk == NULL) {

@@ -10,6 +10,8 @@
 #define _GNU_SOURCE
 #include "tools_page.h"
 
+#include "acl.h"
+
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -222,6 +224,10 @@ cg_page_item(cg_node *n, const json_t *item, cg_index **idx, const char **path,
 		                  json_string_value(s), cg_node_name(n));
 	*path = json_string_value(p);
 	*plen = json_string_length(p);
+	/* A page the caller may not see is missing, in the same words. */
+	if (!cg_acl_allows(cg_index_acl(*idx), json_string_value(s), *path))
+		return cg_err_set(err, CG_ENOTFOUND, "no such page '%.300s'",
+				  *path);
 	return 0;
 }
 

@@ -11,6 +11,8 @@
  */
 #include "tools_walk.h"
 
+#include "acl.h"
+
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -315,7 +317,8 @@ static const char *const walk_where =
     " AND (?5 IS NULL OR EXISTS (SELECT 1 FROM json_each(p.tags)"
     "      WHERE lower(json_each.value) = lower(?5)))"
     " AND (?6 IS NULL OR (p.path >= ?6 AND p.path < ?7)"
-    "      OR (p.path >= ?8 AND p.path < ?9))";
+    "      OR (p.path >= ?8 AND p.path < ?9))"
+    " AND cg_visible(p.path)";
 
 /* What list and map select. */
 struct walk_q {
@@ -743,7 +746,8 @@ grep_source(struct grep_run *r, cg_index *idx, const char *prefix, cg_err *err)
 	rc = cg_scan_wiki(&sc, cg_index_repo(idx), cg_index_wiki(idx), err);
 	r->source = cg_index_source(idx);
 	for (size_t i = 0; rc == 0 && i < sc.n; i++)
-		if (prefix_has(&pre, sc.v[i].rel))
+		if (prefix_has(&pre, sc.v[i].rel) &&
+		    cg_acl_allows(cg_index_acl(idx), r->source, sc.v[i].rel))
 			rc = grep_entry(r, cg_index_repo(idx), &sc.v[i], err);
 	cg_scan_fini(&sc);
 	prefix_fini(&pre);
@@ -955,6 +959,17 @@ status_source(cg_index *idx)
 		    json_string("index not built yet (run `corpus-gw index`)"));
 		return o;
 	}
+	if (cg_acl_active(cg_index_acl(idx))) {
+		/* A restricted caller learns only what it may see: the number
+		 * of its visible pages, nothing about the rest. */
+		json_object_set_new(
+		    o, "pages",
+		    json_integer(count_of(db,
+					  "SELECT count(*) FROM pages WHERE "
+					  "cg_visible(path)",
+					  errors)));
+		return o;
+	}
 	json_object_set_new(
 	    o, "pages",
 	    json_integer(count_of(db, "SELECT count(*) FROM pages", errors)));
@@ -981,9 +996,19 @@ cg_walk_status(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	json_t *all = json_array();
 
 	json_object_set_new(res, "sources", all);
-	for (size_t i = 0; i < cg_node_nsources(n); i++)
-		if (cg_node_in_scope(args, cg_node_source_name(n, i)))
-			json_array_append_new(
-			    all, status_source(cg_node_index(n, i)));
+	for (size_t i = 0; i < cg_node_nsources(n); i++) {
+		json_t *o;
+
+		if (!cg_node_in_scope(args, cg_node_source_name(n, i)))
+			continue;
+		o = status_source(cg_node_index(n, i));
+		/* A source with nothing visible is not shown at all. */
+		if (cg_acl_active(cg_index_acl(cg_node_index(n, i))) &&
+		    json_integer_value(json_object_get(o, "pages")) == 0) {
+			json_decref(o);
+			continue;
+		}
+		json_array_append_new(all, o);
+	}
 	return 0;
 }
