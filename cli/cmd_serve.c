@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "cli.h"
 #include "config.h"
 #include "gateway.h"
@@ -64,9 +65,38 @@ cli_load_config(const cli_args *a, cg_config *cfg, cg_err *err)
 				       cli_flag(a, "spawn"), deadline, err);
 }
 
+/* The config's tokens as the HTTP layer wants them; acls[i] is token i's
+ * policy.  Freed with free_tokens. */
+static int
+make_tokens(const cg_config *cfg, cg_http_token **tokens, cg_acl **acls)
+{
+	*tokens = calloc(cfg->ntokens + 1, sizeof(**tokens));
+	*acls = calloc(cfg->ntokens + 1, sizeof(**acls));
+	if (*tokens == NULL || *acls == NULL)
+		return CG_ENOMEM;
+	for (size_t i = 0; i < cfg->ntokens; i++) {
+		(*acls)[i].allow = json_incref(cfg->tokens[i].allow);
+		(*acls)[i].deny = json_incref(cfg->tokens[i].deny);
+		(*tokens)[i].secret = cfg->tokens[i].secret;
+		(*tokens)[i].acl = &(*acls)[i];
+	}
+	return 0;
+}
+
+static void
+free_tokens(size_t n, cg_http_token *tokens, cg_acl *acls)
+{
+	for (size_t i = 0; acls != NULL && i < n; i++)
+		cg_acl_fini(&acls[i]);
+	free(acls);
+	free(tokens);
+}
+
 static int
 run(const cli_args *a, cg_err *err)
 {
+	cg_http_token *tokens = NULL;
+	cg_acl *acls = NULL;
 	cg_config cfg;
 	cg_gateway *g = NULL;
 	cg_http *h = NULL;
@@ -91,6 +121,13 @@ run(const cli_args *a, cg_err *err)
 		ho.listen = cli_get(a, "listen") ? cli_get(a, "listen")
 						 : cfg.listen;
 		ho.fed = cg_gateway_fed(g);
+		if (make_tokens(&cfg, &tokens, &acls) != 0)
+			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
+		ho.tokens = tokens;
+		ho.ntokens = cfg.ntokens;
+		ho.tokens_configured = cfg.ntokens > 0;
+	}
+	if (rc == 0) {
 		rc = cg_http_new(&h, &ho, err);
 	}
 	if (rc == 0) {
@@ -101,6 +138,7 @@ run(const cli_args *a, cg_err *err)
 	}
 	cg_http_free(h);
 	cg_gateway_free(g);
+	free_tokens(cfg.ntokens, tokens, acls);
 	cg_config_fini(&cfg);
 	return rc;
 }

@@ -1,7 +1,7 @@
 /*
  * cmd_walk.c - `corpus-gw list`, `map`, `grep` and `status`, in embedded
  * mode (--workspace DIR): options to a request, the federation call
- * (federation/tools_walk.c), then JSON or text for people.  It holds no
+ * (federation/fed_walk.c), then JSON or text for people.  It holds no
  * walking logic of its own.  list and map bring the indexes up to date
  * first (like query); grep reads the files and needs no index; status
  * reports the indexes as they are, without touching them.
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../federation/tools_walk.h" /* node/ has a tools_walk.h too */
 #include "cli.h"
 #include "embed.h"
+#include "fed_walk.h"
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
 

@@ -41,6 +41,10 @@ cli_session_open(cli_session *s, const cli_args *a, cg_err *err)
 	rc = cg_gateway_open(&s->gw, &go, err);
 	if (rc == 0)
 		s->fed = cg_gateway_fed(s->gw);
+	/* One command is one request: a node that did not answer its first
+	 * round (the sync) is not waited on again by the search rounds. */
+	if (rc == 0 && cg_fed_set_one_shot(s->fed) != 0)
+		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
 	return rc;
 }
 
@@ -54,13 +58,40 @@ cli_session_close(cli_session *s)
 	memset(s, 0, sizeof(s[0]));
 }
 
+/* A node that does not answer the sync is a warning, not a failure: the
+ * command still runs, and its answer reports the node (outcome, degraded).
+ * Only a roster without sources, or an invalid request, is an error. */
 int
 cli_session_sync(cli_session *s, json_t **report, cg_err *err)
 {
+	json_t *all = NULL;
+	size_t i;
+	const json_t *n;
+	int rc;
+
 	*report = NULL;
 	if (s->fed == NULL)
 		return 0; /* a running gateway keeps its nodes current */
-	return cg_fed_sync(s->fed, report, err);
+	rc = cg_fed_call(s->fed, "sync", NULL, NULL, 0, &all, err);
+	if (rc != 0)
+		return rc;
+	*report = json_object();
+	json_array_foreach(json_object_get(all, "nodes"), i, n)
+	{
+		const json_t *res = json_object_get(n, "result");
+
+		if (res != NULL)
+			json_object_update(*report,
+					   json_object_get(res, "sources"));
+		else
+			fprintf(stderr,
+				"corpus-gw: warning: node %s not synced: %s\n",
+				json_string_value(json_object_get(n, "node")),
+				json_string_value(
+				    json_object_get(n, "outcome")));
+	}
+	json_decref(all);
+	return 0;
 }
 
 static size_t

@@ -80,3 +80,14 @@ cg_code_http(int code)
 			return code_table[i].http;
 	return 500;
 }
+
+int
+cg_code_from_name(const char *name)
+{
+	for (size_t i = 0; name != NULL &&
+			   i < sizeof(code_table) / sizeof(code_table[0]);
+	     i++)
+		if (strcmp(code_table[i].name, name) == 0)
+			return code_table[i].code;
+	return CG_EPROTO;
+}

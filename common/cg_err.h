@@ -53,6 +53,9 @@ const char *cg_code_name(int code);
 /* The CLI exit code for a code (SPEC 6): 0, 2, 10 or 1. */
 int cg_code_exit(int code);
 
+/* The code named name (a peer's error reply), CG_EPROTO when unknown. */
+int cg_code_from_name(const char *name);
+
 /* The HTTP status for a code on the gateway's API. */
 int cg_code_http(int code);
 

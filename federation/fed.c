@@ -7,6 +7,7 @@
  */
 #include "fed.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,14 @@ struct cg_fed {
 	json_t *strs; /* owns every string of nodes[] */
 	atomic_llong next_id; /* request ids; broadcasts run concurrently */
 	const cg_acl *acl;    /* a view's access policy, sent to every node */
+	struct retired *retired; /* one_shot only (views share it) */
 	int is_view;	      /* shares everything above with its base */
+};
+
+/* A one-shot fed's memory of nodes that gave no reply (cg_fed_opts). */
+struct retired {
+	pthread_mutex_t mu;
+	cg_err *down; /* per node: the failure that retired it, or code 0 */
 };
 
 /* One round: per node, the reply's result or why there is none. */
@@ -89,6 +97,25 @@ cg_fed_new(cg_fed **out, const cg_fed_opts *o, cg_err *err)
 }
 
 int
+cg_fed_set_one_shot(cg_fed *f)
+{
+	struct retired *m;
+
+	if (f->retired != NULL)
+		return 0;
+	m = calloc(1, sizeof(*m));
+	if (m != NULL)
+		m->down = calloc(f->nnodes ? f->nnodes : 1, sizeof(*m->down));
+	if (m == NULL || m->down == NULL) {
+		free(m);
+		return CG_ENOMEM;
+	}
+	(void)pthread_mutex_init(&m->mu, NULL);
+	f->retired = m;
+	return 0;
+}
+
+int
 cg_fed_view_new(cg_fed **out, const cg_fed *base, const cg_acl *acl,
 		cg_err *err)
 {
@@ -119,6 +146,11 @@ cg_fed_free(cg_fed *f)
 	free(f->nodes);
 	json_decref(f->strs);
 	free(f->workspace);
+	if (f->retired != NULL) {
+		(void)pthread_mutex_destroy(&f->retired->mu);
+		free(f->retired->down);
+		free(f->retired);
+	}
 	free(f);
 }
 
@@ -219,18 +251,51 @@ round_fini(struct round *r)
 	free(r->errs);
 }
 
+/* One-shot feds (cg_fed_opts): before the broadcast (before true), a node
+ * retired by an earlier call is not sent to (sends[i] cleared) and its
+ * remembered failure is this round's; after it, a node that gave no reply
+ * is retired. */
+static void
+retired_apply(const cg_fed *f, struct round *r, json_t **sends, bool before)
+{
+	struct retired *m = f->retired;
+
+	if (m == NULL)
+		return;
+	(void)pthread_mutex_lock(&m->mu);
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->reqs[i] == NULL)
+			continue;
+		if (m->down[i].code != 0) {
+			sends[i] = NULL;
+			r->errs[i] = m->down[i];
+		} else if (!before && r->replies[i] == NULL) {
+			m->down[i] = r->errs[i];
+			if (m->down[i].code == 0)
+				m->down[i].code = CG_EUNAVAIL;
+		}
+	}
+	(void)pthread_mutex_unlock(&m->mu);
+}
+
 /* Sends op with args (borrowed; "sources" set per node from scope) to
  * every node in scope. */
 static int
 round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 	  json_t *const *scope, cg_err *err)
 {
+	json_t **sends;
+
 	r->n = f->nnodes;
 	r->reqs = calloc(r->n ? r->n : 1, sizeof(*r->reqs));
 	r->replies = calloc(r->n ? r->n : 1, sizeof(*r->replies));
 	r->errs = calloc(r->n ? r->n : 1, sizeof(*r->errs));
-	if (r->reqs == NULL || r->replies == NULL || r->errs == NULL)
+	sends = calloc(r->n ? r->n : 1, sizeof(*sends));
+	if (r->reqs == NULL || r->replies == NULL || r->errs == NULL ||
+	    sends == NULL) {
+		free(sends);
 		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		json_t *a;
 
@@ -245,9 +310,13 @@ round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 				       CG_PROTO_VERSION, "id",
 				       (json_int_t)(atomic_fetch_add(&f->next_id, 1) + 1), "op", op,
 				       "args", a);
+		sends[i] = r->reqs[i];
 	}
-	f->broadcast(f->ctx, r->reqs, r->replies, r->errs, r->n,
+	retired_apply(f, r, sends, true);
+	f->broadcast(f->ctx, sends, r->replies, r->errs, r->n,
 		     f->deadline_ms);
+	retired_apply(f, r, sends, false);
+	free(sends);
 	return 0;
 }
 
@@ -269,17 +338,15 @@ round_result(const struct round *r, size_t i, int *code, const char **msg)
 	if (json_is_true(json_object_get(rep, "ok")) &&
 	    json_is_object(json_object_get(rep, "result")))
 		return json_object_get(rep, "result");
-	*code = CG_EPROTO;
+	/* An error reply: the node's own code and words. */
+	*code = cg_code_from_name(json_string_value(
+	    json_object_get(json_object_get(rep, "error"), "code")));
 	*msg = json_string_value(
 	    json_object_get(json_object_get(rep, "error"), "message"));
-	if (*msg == NULL)
+	if (*msg == NULL) {
+		*code = CG_EPROTO;
 		*msg = "bad reply";
-	if (json_is_string(
-		json_object_get(json_object_get(rep, "error"), "code")) &&
-	    strcmp(json_string_value(json_object_get(
-		       json_object_get(rep, "error"), "code")),
-		   "invalid_input") == 0)
-		*code = CG_EINVAL;
+	}
 	return NULL;
 }
 
@@ -311,6 +378,20 @@ note_outcome(struct search_ctx *c, size_t i, int code, const char *msg)
 	json_object_set_new(n, "outcome", json_string(msg));
 }
 
+/* Records why node i failed a round and drops it from the scope of the
+ * later rounds: waiting on it again would cost another deadline per round
+ * (a stopped node), and a node missing from the global statistics must
+ * not add hits scored without it.  It is reported once, with this reason. */
+static void
+retire(struct search_ctx *c, size_t i, int code, const char *msg)
+{
+	if (code == 0)
+		return;
+	note_outcome(c, i, code, msg);
+	json_decref(c->scope[i]);
+	c->scope[i] = NULL;
+}
+
 static int
 stats_round(struct search_ctx *c, cg_gstats *g, cg_err *err)
 {
@@ -330,7 +411,7 @@ stats_round(struct search_ctx *c, cg_gstats *g, cg_err *err)
 			rc = cg_err_set(err, CG_EINVAL, "%s", msg);
 			break;
 		}
-		note_outcome(c, i, code, msg);
+		retire(c, i, code, msg);
 		if (res != NULL &&
 		    cg_gstats_from_json(&s, json_object_get(res, "stats"),
 					c->q.n) == 0)
@@ -409,7 +490,7 @@ search_round(struct search_ctx *c, const cg_gstats *g, json_t *hits,
 			rc = cg_err_set(err, CG_EINVAL, "%s", msg);
 			break;
 		}
-		note_outcome(c, i, code, msg);
+		retire(c, i, code, msg);
 		if (res != NULL)
 			take_search_result(c, i, res, hits);
 	}
@@ -561,7 +642,12 @@ fed_sync_scope(struct search_ctx *c, cg_err *err)
 
 		const json_t *res = round_result(&r, i, &code, &msg);
 
-		note_outcome(c, i, code, msg);
+		/* A node that could not sync still serves its last index;
+		 * one that did not answer is retired. */
+		if (r.replies[i] == NULL)
+			retire(c, i, code, msg);
+		else
+			note_outcome(c, i, code, msg);
 		if (res != NULL)
 			json_object_update(c->synced,
 					   json_object_get(res, "sources"));
@@ -598,6 +684,7 @@ claims_round(struct search_ctx *c, const json_t *hits)
 			size_t k;
 			json_t *p;
 
+			retire(c, i, code, msg);
 			json_array_foreach(json_object_get(res, "pages"), k, p)
 			{
 				tag_item(c->f, i, p);
@@ -846,6 +933,8 @@ call_collect(const cg_fed *f, const struct round *r, size_t i,
 	n = json_pack("{s:s, s:s, s:O, s:s}", "node", f->nodes[i].name,
 		      "workspace", f->nodes[i].workspace, "sources", scope[i],
 		      "outcome", msg);
+	if (code != 0)
+		json_object_set_new(n, "code", json_string(cg_code_name(code)));
 	if (res != NULL)
 		json_object_set(n, "result", (json_t *)res);
 	json_array_append_new(nodes, n);

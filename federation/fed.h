@@ -8,7 +8,10 @@
  * statistics, summed into global ones), "search" (each source scores with
  * the global statistics and returns its own top hits), "claims" (every
  * page sharing a claim key with a hit, for contradictions).  Nodes that do
- * not answer are reported, never waited on past the deadline.
+ * not answer are reported, never waited on past the deadline.  A node that
+ * fails a round (no reply, a bad reply, an error reply) is reported once,
+ * with that reason, and not asked again in the later rounds of the same
+ * query: a stopped node costs one deadline per query, not one per round.
  */
 #ifndef CG_FED_H
 #define CG_FED_H
@@ -52,6 +55,14 @@ typedef struct cg_fed cg_fed;
 
 int cg_fed_new(cg_fed **out, const cg_fed_opts *opts, cg_err *err);
 void cg_fed_free(cg_fed *fed);
+
+/* Marks fed as serving a one-shot CLI run, where sync, search and the
+ * tools are one user request: a node that gave no reply (timeout,
+ * refused, reset, bad reply) is not asked again by any later call on this
+ * fed; its first failure is reported instead, so a stopped node costs one
+ * deadline per run.  Never for a long-running gateway, whose nodes come
+ * back.  Call before the first request.  CG_ENOMEM or 0. */
+int cg_fed_set_one_shot(cg_fed *fed);
 
 /* A view of base for one caller: the same roster, and every request it
  * sends carries acl (borrowed; outlives the view), so nodes answer only

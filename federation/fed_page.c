@@ -222,14 +222,23 @@ only_entry(const json_t *call, const char *source, cg_err *err)
 	const json_t *n;
 	const char *why = "no node serves it";
 
+	int code = CG_EUNAVAIL;
+
 	json_array_foreach(json_object_get(call, "nodes"), i, n)
 	{
 		if (json_object_get(n, "result") != NULL)
 			return n;
 		why = str(n, "outcome");
+		code = cg_code_from_name(str(n, "code"));
 	}
-	cg_err_set(err, CG_EUNAVAIL, "source %s did not answer: %s", source,
-	           why);
+	/* The node's own refusal (not found, too big...) is the answer;
+	 * only a node that did not answer is "unavailable". */
+	if (code == CG_ENOTFOUND || code == CG_EDENIED || code == CG_ETOOBIG ||
+	    code == CG_EINVAL)
+		cg_err_set(err, code, "%s", why);
+	else
+		cg_err_set(err, CG_EUNAVAIL, "source %s did not answer: %s",
+			   source, why);
 	return NULL;
 }
 

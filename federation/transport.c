@@ -1,13 +1,19 @@
 /*
  * transport.c - requests to nodes over nng (inproc, ipc, tcp).  Every
  * receive size is capped; resend is disabled so a node dying mid-request
- * fails the request at once (FACTS.md); a node with no connection is
- * given a short grace to connect, then reported refused instead of costing
- * the whole deadline.
+ * fails the request at once (FACTS.md).  A node with no connection is
+ * watched while the round waits: when its dialer's attempts are refused
+ * (nng's dialer statistics) it is reported "connection refused" at once
+ * instead of costing the whole deadline; one that accepts connections but
+ * never completes the handshake (a stopped process) is waited on to the
+ * deadline and reported as a timeout, like a connected node that is
+ * silent.
  */
 #include "transport.h"
 
 #include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +24,14 @@
 
 #include "node.h"
 
-/* How long a request waits for a node that has no connection yet. */
+/* Without nng statistics: how long a request waits for a node that has
+ * no connection yet before it is reported refused. */
 #define CONNECT_GRACE_MS 100
+/* Redial backoff ceiling: a down node's refusals show within this. */
+#define REDIAL_MAX_MS 100
+/* How often unconnected nodes are checked, and their dialer stats read. */
+#define WATCH_POLL_MS 1
+#define WATCH_STATS_MS 10
 
 struct peer {
 	nng_socket sock;
@@ -65,7 +77,7 @@ peer_open(struct peer *p, const char *url, cg_err *err)
 	(void)nng_socket_set_ms(p->sock, NNG_OPT_REQ_RESENDTIME,
 				NNG_DURATION_INFINITE);
 	(void)nng_socket_set_ms(p->sock, NNG_OPT_RECONNMINT, 20);
-	(void)nng_socket_set_ms(p->sock, NNG_OPT_RECONNMAXT, 500);
+	(void)nng_socket_set_ms(p->sock, NNG_OPT_RECONNMAXT, REDIAL_MAX_MS);
 	rv = nng_dialer_create(&p->dialer, p->sock, url);
 	if (rv == 0)
 		rv = nng_dialer_set_size(p->dialer, NNG_OPT_RECVMAXSZ,
@@ -123,6 +135,9 @@ struct call {
 	nng_aio *aio;
 	int live;	/* ctx and aio exist */
 	int sent;	/* the send completed; a receive is pending */
+	int watch;	/* no connection at the start: watch_connects */
+	int refused;	/* cancelled by watch_connects: refused */
+	uint64_t refused0; /* the dialer's refusals when the round began */
 	json_int_t id;	/* request id, checked against the reply */
 };
 
@@ -184,11 +199,106 @@ start_send(struct peer *p, struct call *c, const json_t *req, int remain,
 		return;
 	}
 	c->live = 1;
-	if (atomic_load(&p->pipes) == 0 && remain > CONNECT_GRACE_MS)
-		remain = CONNECT_GRACE_MS;
+	c->watch = atomic_load(&p->pipes) == 0;
 	nng_aio_set_timeout(c->aio, remain);
 	nng_aio_set_msg(c->aio, msg);
 	nng_ctx_send(c->ctx, c->aio);
+}
+
+/* The refusals counted by peer p's dialer in snapshot st, or -1 when
+ * nng keeps no statistics.  The dialer is looked up by its id among the
+ * snapshot's "dialer" scopes: nng 1.5.2's nng_stat_find_dialer() returns
+ * the first dialer whatever the id. */
+static int64_t
+dialer_refused(nng_stat *st, const struct peer *p)
+{
+	uint64_t id = (uint64_t)nng_dialer_id(p->dialer);
+
+	for (nng_stat *d = st ? nng_stat_child(st) : NULL; d != NULL;
+	     d = nng_stat_next(d)) {
+		nng_stat *di = nng_stat_find(d, "id");
+		nng_stat *r = nng_stat_find(d, "refused");
+
+		if (strcmp(nng_stat_name(d), "dialer") == 0 && di != NULL &&
+		    r != NULL && nng_stat_value(di) == id)
+			return (int64_t)nng_stat_value(r);
+	}
+	return -1;
+}
+
+/* Reads every unconnected peer's refusal count (first: the baseline) and
+ * cancels the request of a peer refused since the round began (or, with
+ * no statistics, one still unconnected after the grace).  Returns how
+ * many calls are still watched. */
+static size_t
+watch_check(cg_transport *t, struct call *calls, size_t n, int64_t waited,
+	    bool first)
+{
+	nng_stat *st = NULL;
+	size_t watched = 0;
+
+	if (nng_stats_get(&st) != 0)
+		st = NULL;
+	for (size_t i = 0; i < n && i < t->n; i++) {
+		struct call *c = &calls[i];
+		int64_t r;
+
+		if (!c->watch)
+			continue;
+		if (atomic_load(&t->peers[i].pipes) > 0) {
+			c->watch = 0; /* connected: the send goes through */
+			continue;
+		}
+		r = dialer_refused(st, &t->peers[i]);
+		if (first && r >= 0)
+			c->refused0 = (uint64_t)r;
+		else if ((r >= 0 && (uint64_t)r > c->refused0) ||
+			 (r < 0 && waited >= CONNECT_GRACE_MS)) {
+			c->watch = 0;
+			c->refused = 1;
+			nng_aio_cancel(c->aio);
+			continue;
+		}
+		watched++;
+	}
+	if (st != NULL)
+		nng_stats_free(st);
+	return watched;
+}
+
+/* Peers without a connection when the round began: polled until each is
+ * connected, refused, or the deadline passes. */
+static void
+watch_connects(cg_transport *t, struct call *calls, size_t n, int64_t start,
+	       int64_t end)
+{
+	size_t watched = 0;
+	int64_t last;
+
+	for (size_t i = 0; i < n && i < t->n; i++)
+		watched += calls[i].live && calls[i].watch;
+	if (watched == 0)
+		return;
+	last = now_ms();
+	watched = watch_check(t, calls, n, 0, true);
+	while (watched > 0 && now_ms() < end) {
+		struct timespec ts = {0, WATCH_POLL_MS * 1000000L};
+		int64_t now;
+
+		(void)nanosleep(&ts, NULL);
+		now = now_ms();
+		watched = 0;
+		for (size_t i = 0; i < n && i < t->n; i++) {
+			if (calls[i].watch &&
+			    atomic_load(&t->peers[i].pipes) > 0)
+				calls[i].watch = 0;
+			watched += calls[i].watch;
+		}
+		if (watched > 0 && now - last >= WATCH_STATS_MS) {
+			last = now;
+			watched = watch_check(t, calls, n, now - start, false);
+		}
+	}
 }
 
 /* Decodes a reply and checks it answers request id. */
@@ -227,6 +337,7 @@ cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
 			start_send(&t->peers[i], &calls[i], reqs[i],
 				   deadline_ms, &errs[i]);
 	}
+	watch_connects(t, calls, n, start, end);
 	/* Sends done (or failed): start every receive. */
 	for (size_t i = 0; i < n && i < t->n; i++) {
 		struct call *c = &calls[i];
@@ -239,11 +350,7 @@ cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
 		rv = nng_aio_result(c->aio);
 		if (rv != 0) {
 			nng_msg_free(nng_aio_get_msg(c->aio));
-			outcome(&errs[i],
-				rv == NNG_ETIMEDOUT &&
-					atomic_load(&t->peers[i].pipes) == 0
-				    ? NNG_ECONNREFUSED
-				    : rv,
+			outcome(&errs[i], c->refused ? NNG_ECONNREFUSED : rv,
 				(int)(now_ms() - start), t->peers[i].url);
 			continue;
 		}

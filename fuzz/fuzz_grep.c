@@ -8,14 +8,19 @@
  * the first '\n', the rest is the text.  The text is streamed twice, in
  * one piece and in chunks; the counts must agree (unless the text is
  * binary) or the target aborts.
- * It must not touch files or the network.
+ * For a regex, each short valid UTF-8 line is also matched with a plain
+ * unanchored regexec of the pattern (the oracle): cg_grep_match runs "^.*(P)"
+ * run by run instead, and must agree.  It must not touch files or the network.
  */
+#include <locale.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cg_utf8.h"
 #include "grep.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -45,6 +50,49 @@ stream(cg_grep *g, const char *text, size_t len, size_t step, cg_grep_file *st,
 	}
 	if (cg_grep_end(g) != 0)
 		abort();
+}
+
+/* Each line of text shorter than the window: cg_grep_match must agree
+ * with regexec of the bare pattern (compiled the same way). */
+static void
+oracle(cg_grep *g, const cg_grep_opts *o, const char *text, size_t len)
+{
+	locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	locale_t old;
+	regex_t re;
+	char line[256];
+
+	if (loc == (locale_t)0)
+		return;
+	old = uselocale(loc);
+	if (regcomp(&re, o->pattern,
+	            REG_EXTENDED | REG_NOSUB |
+	                (o->case_sensitive ? 0 : REG_ICASE)) == 0) {
+		for (size_t i = 0; i < len;) {
+			const char *nl = memchr(text + i, '\n', len - i);
+			size_t n = nl ? (size_t)(nl - text - i) : len - i;
+
+			/* glibc decodes some invalid UTF-8 (F4 AB B0 B0)
+			 * as characters; the matcher, like ripgrep, never
+			 * matches invalid bytes: compare valid lines only */
+			if (n < sizeof(line) && n < o->window &&
+			    cg_utf8_valid(text + i, n)) {
+				bool want;
+
+				memcpy(line, text + i, n);
+				line[n] = '\0';
+				want = regexec(&re, line, 0, NULL, 0) == 0;
+				uselocale(old);
+				if (cg_grep_match(g, line, NULL) != want)
+					abort();
+				uselocale(loc);
+			}
+			i += n + 1;
+		}
+		regfree(&re);
+	}
+	uselocale(old);
+	freelocale(loc);
 }
 
 int
@@ -86,6 +134,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     (a.matches != b.matches || a.lines != b.lines ||
 		      ha != hb || ha != a.matches)))
 			abort();
+		if (!o.fixed)
+			oracle(g, &o, text, len);
 		(void)cg_grep_match(g, "probe line", NULL);
 	}
 	cg_grep_free(g);

@@ -8,6 +8,7 @@
 
 #include "acl.h"
 #include "fed_page.h"
+#include "fed_walk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +194,146 @@ tool_resolve(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	return rc ? rc : cg_fed_resolve_json(fed, args, out, err);
 }
 
+/* --- walk tools ----------------------------------------------------------- */
+
+static const char *const list_args[] = {
+    "prefix", "category", "owner", "confidence", "updated_since",
+    "tag",    "source",   "limit", "offset",     NULL};
+static const char *const list_ints[] = {"limit", "offset", NULL};
+static const char *const map_args[] = {
+    "prefix", "category", "owner",  "confidence", "updated_since",
+    "tag",    "source",   "budget", NULL};
+static const char *const map_ints[] = {"budget", NULL};
+static const char *const grep_args[] = {"pattern", "fixed", "case_sensitive",
+					"max",	   "prefix", "source", NULL};
+static const char *const grep_ints[] = {"max", NULL};
+static const char *const grep_bools[] = {"fixed", "case_sensitive", NULL};
+static const char *const status_args[] = {"source", NULL};
+
+static int
+filter_args(const json_t *args, cg_filters *f, cg_err *err)
+{
+	int rc = arg_str(args, "category", &f->category, err);
+
+	if (rc == 0)
+		rc = arg_str(args, "owner", &f->owner, err);
+	if (rc == 0)
+		rc = arg_str(args, "confidence", &f->confidence, err);
+	if (rc == 0)
+		rc = arg_str(args, "updated_since", &f->updated_since, err);
+	if (rc == 0)
+		rc = arg_str(args, "tag", &f->tag, err);
+	return rc;
+}
+
+static int
+tool_list(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
+{
+	const char *sources[64];
+	cg_list_req r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = check_args(args, list_args, err);
+	if (rc == 0)
+		rc = arg_str(args, "prefix", &r.prefix, err);
+	if (rc == 0)
+		rc = filter_args(args, &r.filters, err);
+	if (rc == 0)
+		rc = arg_list(args, "source", sources, &r.nsources, err);
+	if (rc == 0)
+		rc = arg_int(args, "limit", 1, 500, &r.limit, err);
+	if (rc == 0)
+		rc = arg_int(args, "offset", 0, 100000, &r.offset, err);
+	r.sources = sources;
+	return rc ? rc : cg_fed_list(fed, &r, out, err);
+}
+
+static int
+tool_map(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
+{
+	const char *sources[64];
+	cg_map_req r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = check_args(args, map_args, err);
+	if (rc == 0)
+		rc = arg_str(args, "prefix", &r.prefix, err);
+	if (rc == 0)
+		rc = filter_args(args, &r.filters, err);
+	if (rc == 0)
+		rc = arg_list(args, "source", sources, &r.nsources, err);
+	if (rc == 0)
+		rc = arg_int(args, "budget", CG_MAP_MIN_BUDGET,
+			     CG_MAP_MAX_BUDGET, &r.budget, err);
+	r.sources = sources;
+	return rc ? rc : cg_fed_map(fed, &r, out, err);
+}
+
+static int
+arg_bool(const json_t *args, const char *key, bool *out, cg_err *err)
+{
+	const json_t *v = json_object_get(args, key);
+
+	*out = false;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_boolean(v))
+		return cg_err_set(err, CG_EINVAL, "'%s' must be a boolean",
+				  key);
+	*out = json_is_true(v);
+	return 0;
+}
+
+static int
+tool_grep(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
+{
+	const char *sources[64];
+	cg_grep_req r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = check_args(args, grep_args, err);
+	if (rc == 0)
+		rc = arg_str(args, "pattern", &r.pattern, err);
+	if (rc == 0 && r.pattern == NULL)
+		rc = cg_err_set(err, CG_EINVAL, "'pattern' is required");
+	if (rc == 0)
+		rc = arg_bool(args, "fixed", &r.fixed, err);
+	if (rc == 0)
+		rc = arg_bool(args, "case_sensitive", &r.case_sensitive, err);
+	if (rc == 0)
+		rc = arg_int(args, "max", 1, 10000, &r.max, err);
+	if (rc == 0)
+		rc = arg_str(args, "prefix", &r.prefix, err);
+	if (rc == 0)
+		rc = arg_list(args, "source", sources, &r.nsources, err);
+	r.sources = sources;
+	return rc ? rc : cg_fed_grep(fed, &r, out, err);
+}
+
+static int
+tool_status(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
+{
+	const char *sources[64];
+	size_t n = 0;
+	int rc = check_args(args, status_args, err);
+
+	if (rc == 0)
+		rc = arg_list(args, "source", sources, &n, err);
+	return rc ? rc : cg_fed_status(fed, sources, n, out, err);
+}
+
+#define FILTER_SCHEMA                                                        \
+	"\"category\":{\"type\":\"string\",\"enum\":[\"context\","         \
+	"\"standard\",\"product\",\"entity\",\"concept\",\"decision\","     \
+	"\"source\"]},\"owner\":{\"type\":\"string\"},"                     \
+	"\"confidence\":{\"type\":\"string\",\"enum\":[\"low\","           \
+	"\"medium\",\"high\"]},\"updated_since\":{\"type\":\"string\"},"    \
+	"\"tag\":{\"type\":\"string\"},\"source\":{\"type\":\"array\","    \
+	"\"items\":{\"type\":\"string\"}}"
+
 #define URI_SCHEMA                                                           \
 	"\"uri\":{\"type\":\"string\",\"description\":"                       \
 	"\"cg://<workspace>/<source>/<path> from a search hit\"}"
@@ -254,6 +395,39 @@ static const cg_api_tool tools[] = {
      "\"string\"}},\"required\":[\"name\"],\"additionalProperties\":"
      "false}",
      tool_resolve, NULL, NULL, NULL},
+    {"list",
+     "List pages under a prefix (a uri, source/ or folder/), with the "
+     "search filters, paged (limit, offset), sorted by uri.",
+     "{\"type\":\"object\",\"properties\":{\"prefix\":{\"type\":"
+     "\"string\"}," FILTER_SCHEMA ",\"limit\":{\"type\":\"integer\","
+     "\"minimum\":1,\"maximum\":500},\"offset\":{\"type\":"
+     "\"integer\",\"minimum\":0}},\"additionalProperties\":false}",
+     tool_list, list_ints, NULL, search_lists},
+    {"grep",
+     "Exhaustive regex (POSIX ERE) or literal search over the page files "
+     "themselves: the NEVER-MISS path when corpus_search finds nothing. "
+     "Line numbers, bounded output with a truncated flag.",
+     "{\"type\":\"object\",\"properties\":{\"pattern\":{\"type\":"
+     "\"string\"},\"fixed\":{\"type\":\"boolean\"},"
+     "\"case_sensitive\":{\"type\":\"boolean\"},\"max\":{\"type\":"
+     "\"integer\",\"minimum\":1,\"maximum\":10000},\"prefix\":"
+     "{\"type\":\"string\"},\"source\":{\"type\":\"array\","
+     "\"items\":{\"type\":\"string\"}}},\"required\":[\"pattern\"],"
+     "\"additionalProperties\":false}",
+     tool_grep, grep_ints, grep_bools, search_lists},
+    {"map",
+     "The tree of sources, categories and page titles, cut to a "
+     "character budget with counts of what was left out.",
+     "{\"type\":\"object\",\"properties\":{\"prefix\":{\"type\":"
+     "\"string\"}," FILTER_SCHEMA ",\"budget\":{\"type\":\"integer\","
+     "\"minimum\":100}},\"additionalProperties\":false}",
+     tool_map, map_ints, NULL, search_lists},
+    {"status",
+     "Nodes and sources: health, page counts, index generations and ages.",
+     "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":"
+     "\"array\",\"items\":{\"type\":\"string\"}}},"
+     "\"additionalProperties\":false}",
+     tool_status, NULL, NULL, search_lists},
 };
 
 const cg_api_tool *

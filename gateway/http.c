@@ -4,27 +4,51 @@
  *   GET  /metrics            Prometheus text
  *   GET  /v1/<tool>?...      the JSON API (api.h); repeat a list argument
  *   POST /mcp                MCP (mcp.h); GET and DELETE /mcp answer 405
- * Every request passes the Host and Origin checks first.  Errors are JSON
- * {"error":{"code","message"}} with the status of cg_code_http().
+ * Every request is screened as soon as its headers are in (Host, Origin,
+ * method, Content-Length, MCP-Protocol-Version), before any body byte is
+ * read.  Errors are JSON {"error":{"code","message"}} with the status of
+ * cg_code_http().  A watchdog thread enforces the request deadline
+ * (http.h); it shuts down only sockets of connections libmicrohttpd has
+ * not closed yet (the close notification unlinks them under the same
+ * mutex, before libmicrohttpd closes the descriptor).  This file must not
+ * know what a tool does: that is api.c and mcp.c.
  */
 #define _GNU_SOURCE
 #include "http.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 
-#include <microhttpd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 
+#include <microhttpd.h>
+
+#include "acl.h"
 #include "api.h"
 #include "cg_buf.h"
 #include "mcp.h"
 #include "metrics.h"
+
+#define WATCHDOG_TICK_MS 100
+
+/* One open connection, for the deadline watchdog. */
+struct conn {
+	struct conn *prev;
+	struct conn *next;
+	int fd;
+	int busy;         /* a complete request is being answered */
+	int cut;          /* already shut down by the watchdog */
+	int64_t since_ms; /* waiting for a complete request since */
+};
 
 struct cg_http {
 	struct MHD_Daemon *d;
@@ -32,16 +56,35 @@ struct cg_http {
 	cg_metrics *metrics;
 	int port;
 	int loopback;
+	int timeout_s;
 	char url[128];
 	char **origins; /* allowed Origin values, NULL-terminated */
+	const cg_http_token *tokens; /* borrowed from the opts */
+	size_t ntokens;
+	/* The watchdog: conns and stop are guarded by mu. */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	pthread_t watchdog;
+	int watchdog_running;
+	int stop;
+	struct conn conns; /* sentinel of a circular list */
 };
 
 /* Per-request state across the handler's calls. */
 struct req {
 	cg_buf body;
-	int too_big;
 	struct timespec start;
+	const cg_acl *acl; /* the caller's policy (NULL: everything) */
 };
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static double
 elapsed(const struct timespec *a)
@@ -53,9 +96,12 @@ elapsed(const struct timespec *a)
 	       (double)(b.tv_nsec - a->tv_nsec) / 1e9;
 }
 
+/* --- responses ------------------------------------------------------------ */
+
+/* allow: the Allow header of a 405, else NULL. */
 static enum MHD_Result
 send_text(struct MHD_Connection *c, int status, const char *type,
-	  const char *text, size_t len)
+          const char *text, size_t len, const char *allow)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(
 	    len, (void *)text, MHD_RESPMEM_MUST_COPY);
@@ -65,36 +111,145 @@ send_text(struct MHD_Connection *c, int status, const char *type,
 		return MHD_NO;
 	(void)MHD_add_response_header(r, "Content-Type", type);
 	(void)MHD_add_response_header(r, "Cache-Control", "no-store");
-	if (status == 405)
-		(void)MHD_add_response_header(r, "Allow", "POST");
+	if (allow != NULL)
+		(void)MHD_add_response_header(r, "Allow", allow);
 	ok = MHD_queue_response(c, (unsigned)status, r);
 	MHD_destroy_response(r);
 	return ok;
 }
 
 static enum MHD_Result
-send_json(struct MHD_Connection *c, int status, const json_t *v)
+send_json(struct MHD_Connection *c, int status, const json_t *v,
+          const char *allow)
 {
 	char *text = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	enum MHD_Result ok;
 
 	if (text == NULL)
 		return MHD_NO;
-	ok = send_text(c, status, "application/json", text, strlen(text));
+	ok =
+	    send_text(c, status, "application/json", text, strlen(text), allow);
 	free(text);
 	return ok;
 }
 
 static enum MHD_Result
-send_error(struct MHD_Connection *c, int status, const char *code,
-	   const char *msg)
+send_error_allow(struct MHD_Connection *c, int status, const char *code,
+                 const char *msg, const char *allow)
 {
-	json_t *v = json_pack("{s:{s:s, s:s}}", "error", "code", code,
-			      "message", msg);
-	enum MHD_Result ok = send_json(c, status, v);
+	json_t *v =
+	    json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
+	enum MHD_Result ok = v ? send_json(c, status, v, allow) : MHD_NO;
 
 	json_decref(v);
 	return ok;
+}
+
+static enum MHD_Result
+send_error(struct MHD_Connection *c, int status, const char *code,
+           const char *msg)
+{
+	return send_error_allow(c, status, code, msg, NULL);
+}
+
+/* --- the request deadline ------------------------------------------------- */
+
+static struct conn *
+conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* busy 1: a complete request (or a refusal) is being answered, so the
+ * deadline is off; busy 0: the answer is done, a new request is awaited
+ * from now on. */
+static void
+conn_busy(cg_http *h, struct MHD_Connection *c, int busy)
+{
+	struct conn *k = conn_of(c);
+
+	if (k == NULL)
+		return;
+	pthread_mutex_lock(&h->mu);
+	k->busy = busy;
+	if (!busy)
+		k->since_ms = now_ms();
+	pthread_mutex_unlock(&h->mu);
+}
+
+static void
+notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
+            enum MHD_ConnectionNotificationCode code)
+{
+	cg_http *h = cls;
+	struct conn *k = *socket_context;
+	const union MHD_ConnectionInfo *ci;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c,
+		                             MHD_CONNECTION_INFO_CONNECTION_FD);
+		k = ci ? calloc(1, sizeof(*k)) : NULL;
+		if (k == NULL)
+			return; /* untracked: the idle timeout still holds */
+		k->fd = ci->connect_fd;
+		k->since_ms = now_ms();
+		pthread_mutex_lock(&h->mu);
+		k->next = h->conns.next;
+		k->prev = &h->conns;
+		h->conns.next->prev = k;
+		h->conns.next = k;
+		pthread_mutex_unlock(&h->mu);
+		*socket_context = k;
+		return;
+	}
+	if (k == NULL)
+		return;
+	pthread_mutex_lock(&h->mu);
+	k->prev->next = k->next;
+	k->next->prev = k->prev;
+	pthread_mutex_unlock(&h->mu);
+	free(k);
+	*socket_context = NULL;
+}
+
+/* Shuts down every connection past its deadline; under h->mu. */
+static void
+cut_late(cg_http *h, int64_t now)
+{
+	int64_t limit = (int64_t)h->timeout_s * 1000;
+
+	for (struct conn *k = h->conns.next; k != &h->conns; k = k->next) {
+		if (k->busy || k->cut || now - k->since_ms < limit)
+			continue;
+		/* libmicrohttpd sees end of file and closes the connection;
+		 * the fd is still its own (not yet closed, see above). */
+		(void)shutdown(k->fd, SHUT_RDWR);
+		k->cut = 1;
+	}
+}
+
+static void *
+watchdog_main(void *arg)
+{
+	cg_http *h = arg;
+	struct timespec ts;
+
+	pthread_mutex_lock(&h->mu);
+	while (!h->stop) {
+		cut_late(h, now_ms());
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += WATCHDOG_TICK_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		(void)pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return NULL;
 }
 
 /* --- request hygiene ------------------------------------------------------ */
@@ -103,8 +258,8 @@ static int
 host_ok(const cg_http *h, const char *host)
 {
 	char want[64];
-	static const char *const names[] = {"127.0.0.1", "localhost",
-					    "[::1]", NULL};
+	static const char *const names[] = {"127.0.0.1", "localhost", "[::1]",
+	                                    NULL};
 
 	if (host == NULL)
 		return 0;
@@ -122,14 +277,14 @@ static int
 origin_ok(const cg_http *h, const char *origin)
 {
 	char want[64];
-	static const char *const names[] = {"127.0.0.1", "localhost",
-					    "[::1]", NULL};
+	static const char *const names[] = {"127.0.0.1", "localhost", "[::1]",
+	                                    NULL};
 
 	if (origin == NULL)
 		return 1; /* not a browser */
 	for (size_t i = 0; names[i] != NULL; i++) {
 		(void)snprintf(want, sizeof(want), "http://%s:%d", names[i],
-			       h->port);
+		               h->port);
 		if (strcasecmp(origin, want) == 0)
 			return 1;
 	}
@@ -139,7 +294,65 @@ origin_ok(const cg_http *h, const char *origin)
 	return 0;
 }
 
-/* --- the JSON API ---------------------------------------------------------- */
+/* A declared body over the cap (libmicrohttpd has already refused a
+ * malformed Content-Length with 400). */
+static int
+declared_too_big(struct MHD_Connection *c)
+{
+	const char *cl =
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+	char *end = NULL;
+	unsigned long long n;
+
+	if (cl == NULL)
+		return 0;
+	errno = 0;
+	n = strtoull(cl, &end, 10);
+	return errno != 0 || n > CG_HTTP_MAX_BODY;
+}
+
+/*
+ * The checks that headers alone decide, run before any body byte is read.
+ * Returns 1 when it queued a refusal (*ok gets the queueing result), 0
+ * when the request may go on.
+ */
+static int
+screen(cg_http *h, struct MHD_Connection *c, const char *url,
+       const char *method, enum MHD_Result *ok)
+{
+	int mcp = strcmp(url, "/mcp") == 0;
+	const char *ver;
+
+	*ok = MHD_YES;
+	if (!host_ok(h,
+	             MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host")))
+		*ok = send_error(c, 403, "forbidden", "unexpected Host");
+	else if (!origin_ok(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	                                                   "Origin")))
+		*ok = send_error(c, 403, "forbidden", "foreign Origin");
+	else if (mcp && strcmp(method, "POST") != 0)
+		*ok = send_error_allow(c, 405, "method_not_allowed",
+		                       "use POST for MCP (no SSE stream here)",
+		                       "POST");
+	else if (!mcp && strcmp(method, "GET") != 0 &&
+	         strcmp(method, "HEAD") != 0)
+		*ok = send_error_allow(c, 405, "method_not_allowed", "use GET",
+		                       "GET, HEAD");
+	else if (declared_too_big(c))
+		*ok = send_error(c, 413, "too_big", "request body over 1 MiB");
+	else if (mcp &&
+	         (ver = MHD_lookup_connection_value(
+	              c, MHD_HEADER_KIND, "MCP-Protocol-Version")) != NULL &&
+	         !cg_mcp_version_ok(ver))
+		*ok = send_error(c, 400, "invalid_input",
+		                 "unsupported MCP-Protocol-Version");
+	else
+		return 0;
+	return 1;
+}
+
+/* --- the JSON API ----------------------------------------------------------
+ */
 
 struct argv_ctx {
 	const cg_api_tool *tool;
@@ -157,17 +370,17 @@ in_list(const char *const *v, const char *key)
 }
 
 static json_t *
-typed_value(const cg_api_tool *t, const char *key, const char *val,
-	    cg_err *err)
+typed_value(const cg_api_tool *t, const char *key, const char *val, cg_err *err)
 {
 	char *end = NULL;
 	long long n;
 
 	if (in_list(t->ints, key)) {
+		errno = 0;
 		n = strtoll(val, &end, 10);
-		if (end == val || *end != '\0') {
+		if (end == val || *end != '\0' || errno != 0) {
 			cg_err_set(err, CG_EINVAL, "'%s' must be an integer",
-				   key);
+			           key);
 			return NULL;
 		}
 		return json_integer(n);
@@ -185,7 +398,7 @@ typed_value(const cg_api_tool *t, const char *key, const char *val,
 
 static enum MHD_Result
 collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-	    const char *val)
+            const char *val)
 {
 	struct argv_ctx *a = cls;
 	json_t *v;
@@ -196,7 +409,9 @@ collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
 		return MHD_NO;
 	v = typed_value(a->tool, key, val ? val : "", a->err);
 	if (v == NULL) {
-		cg_err_set(a->err, CG_EINVAL, "bad value for '%s'", key);
+		if (a->err->code == 0)
+			cg_err_set(a->err, CG_EINVAL, "bad value for '%s'",
+			           key);
 		return MHD_NO;
 	}
 	old = json_object_get(a->args, key);
@@ -219,7 +434,7 @@ collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
 
 static enum MHD_Result
 api_route(cg_http *h, struct MHD_Connection *c, const char *name,
-	  struct req *rq)
+          struct req *rq)
 {
 	const cg_api_tool *t = cg_api_find(name);
 	struct argv_ctx a;
@@ -234,131 +449,174 @@ api_route(cg_http *h, struct MHD_Connection *c, const char *name,
 		return send_error(c, 404, "not_found", "no such API route");
 	a = (struct argv_ctx){t, json_object(), &err};
 	(void)MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg,
-					&a);
+	                                &a);
 	if (err.code == 0)
-		(void)cg_api_call(h->fed, t->name, a.args, &out, &err);
+		(void)cg_api_call_as(h->fed, rq->acl, t->name, a.args, &out,
+				     &err);
 	json_decref(a.args);
 	if (err.code != 0) {
 		status = cg_code_http(err.code);
-		err_json = json_pack("{s:{s:s, s:s}}", "error", "code",
-				     cg_code_name(err.code), "message",
-				     err.msg);
-		ok = send_json(c, status, err_json);
+		err_json =
+		    json_pack("{s:{s:s, s:s}}", "error", "code",
+		              cg_code_name(err.code), "message", err.msg);
+		ok = send_json(c, status, err_json, NULL);
 		json_decref(err_json);
 	} else {
 		status = 200;
-		ok = send_json(c, status, out);
+		ok = send_json(c, status, out, NULL);
 	}
 	cg_metrics_request(h->metrics, t->name, status, elapsed(&rq->start),
-			   out);
+	                   out);
 	json_decref(out);
 	return ok;
 }
 
-/* --- routing --------------------------------------------------------------- */
+/* --- routing ---------------------------------------------------------------
+ */
 
 static enum MHD_Result
-route_mcp(cg_http *h, struct MHD_Connection *c, const char *method,
-	  struct req *rq)
+route_mcp(cg_http *h, struct MHD_Connection *c, struct req *rq)
 {
-	const char *ver =
-	    MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-					"MCP-Protocol-Version");
 	json_t *answer = NULL;
 	cg_buf out;
 	int status;
 	enum MHD_Result ok;
 
-	if (strcmp(method, "POST") != 0)
-		return send_error(c, 405, "method_not_allowed",
-				  "use POST for MCP (no SSE stream here)");
-	if (ver != NULL && !cg_mcp_version_ok(ver))
-		return send_error(c, 400, "invalid_input",
-				  "unsupported MCP-Protocol-Version");
 	cg_buf_init(&out, 64u << 20);
-	cg_mcp_handle(h->fed, cg_buf_str(&rq->body), rq->body.len, &status,
-		      &out, &answer);
-	ok = send_text(c, status, "application/json", cg_buf_str(&out),
-		       out.len);
+	cg_mcp_handle(h->fed, rq->acl, cg_buf_str(&rq->body), rq->body.len,
+		      &status, &out, &answer);
+	ok = send_text(c, status, "application/json", cg_buf_str(&out), out.len,
+	               NULL);
 	cg_metrics_request(h->metrics, "mcp", status, elapsed(&rq->start),
-			   answer);
+	                   answer);
 	json_decref(answer);
 	cg_buf_fini(&out);
 	return ok;
 }
 
 static enum MHD_Result
-route(cg_http *h, struct MHD_Connection *c, const char *url,
-      const char *method, struct req *rq)
+route_metrics(cg_http *h, struct MHD_Connection *c)
 {
+	cg_buf b;
+	enum MHD_Result ok;
+
+	cg_buf_init(&b, 16u << 20);
+	cg_metrics_render(h->metrics, &b);
+	ok = send_text(c, 200, "text/plain; version=0.0.4", cg_buf_str(&b),
+	               b.len, NULL);
+	cg_buf_fini(&b);
+	return ok;
+}
+
+/* Equal strings, in time that does not depend on where they differ. */
+static int
+secret_eq(const char *a, const char *b)
+{
+	size_t la = strlen(a);
+	size_t lb = strlen(b);
+	unsigned char d = la != lb;
+
+	for (size_t i = 0; i < la; i++)
+		d |= (unsigned char)(a[i] ^ b[i < lb ? i : 0]);
+	return d == 0;
+}
+
+/* With tokens configured, finds the caller's; 0 when it has none. */
+static int
+authenticate(const cg_http *h, struct MHD_Connection *c, struct req *rq)
+{
+	const char *v =
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	int found = 0;
+
+	if (h->ntokens == 0)
+		return 1;
+	if (v == NULL || strncasecmp(v, "Bearer ", 7) != 0)
+		return 0;
+	v += 7;
+	for (size_t i = 0; i < h->ntokens; i++)
+		if (secret_eq(v, h->tokens[i].secret) && !found) {
+			rq->acl = h->tokens[i].acl;
+			found = 1;
+		}
+	return found;
+}
+
+/* A screened request with its whole body. */
+static enum MHD_Result
+route(cg_http *h, struct MHD_Connection *c, const char *url, struct req *rq)
+{
+	if (strcmp(url, "/healthz") != 0 && !authenticate(h, c, rq))
+		return send_error(c, 401, "unauthorized",
+				  "a valid 'Authorization: Bearer <token>' "
+				  "header is required");
 	if (strcmp(url, "/mcp") == 0)
-		return route_mcp(h, c, method, rq);
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		return send_error(c, 405, "method_not_allowed", "use GET");
+		return route_mcp(h, c, rq);
 	if (strcmp(url, "/healthz") == 0)
 		return send_text(c, 200, "application/json", "{\"ok\":true}",
-				 11);
-	if (strcmp(url, "/metrics") == 0) {
-		cg_buf b;
-		enum MHD_Result ok;
-
-		cg_buf_init(&b, 16u << 20);
-		cg_metrics_render(h->metrics, &b);
-		ok = send_text(c, 200, "text/plain; version=0.0.4",
-			       cg_buf_str(&b), b.len);
-		cg_buf_fini(&b);
-		return ok;
-	}
+		                 11, NULL);
+	if (strcmp(url, "/metrics") == 0)
+		return route_metrics(h, c);
 	if (strncmp(url, "/v1/", 4) == 0)
 		return api_route(h, c, url + 4, rq);
 	return send_error(c, 404, "not_found", "no such route");
 }
 
+/* The first call: headers are in, no body byte has been read. */
+static enum MHD_Result
+begin(cg_http *h, struct MHD_Connection *c, const char *url, const char *method,
+      void **con_cls)
+{
+	struct req *rq = calloc(1, sizeof(*rq));
+	enum MHD_Result ok;
+
+	if (rq == NULL)
+		return MHD_NO;
+	cg_buf_init(&rq->body, CG_HTTP_MAX_BODY);
+	clock_gettime(CLOCK_MONOTONIC, &rq->start);
+	*con_cls = rq;
+	if (screen(h, c, url, method, &ok)) {
+		conn_busy(h, c, 1);
+		return ok;
+	}
+	return MHD_YES;
+}
+
 static enum MHD_Result
 handler(void *cls, struct MHD_Connection *c, const char *url,
-	const char *method, const char *version, const char *upload,
-	size_t *upload_size, void **con_cls)
+        const char *method, const char *version, const char *upload,
+        size_t *upload_size, void **con_cls)
 {
 	cg_http *h = cls;
 	struct req *rq = *con_cls;
 
-	if (rq == NULL) {
-		rq = calloc(1, sizeof(*rq));
-		if (rq == NULL)
-			return MHD_NO;
-		cg_buf_init(&rq->body, CG_HTTP_MAX_BODY);
-		clock_gettime(CLOCK_MONOTONIC, &rq->start);
-		*con_cls = rq;
-		return MHD_YES;
-	}
+	(void)version;
+	if (rq == NULL)
+		return begin(h, c, url, method, con_cls);
 	if (*upload_size > 0) {
-		if (!rq->too_big &&
-		    cg_buf_append(&rq->body, upload, *upload_size) != 0)
-			rq->too_big = 1;
+		if (cg_buf_append(&rq->body, upload, *upload_size) != 0) {
+			/* A chunked body past the cap: answer now, read no
+			 * more of it (the connection closes after). */
+			conn_busy(h, c, 1);
+			return send_error(c, 413, "too_big",
+			                  "request body over 1 MiB");
+		}
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (!host_ok(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						    "Host")))
-		return send_error(c, 403, "forbidden", "unexpected Host");
-	if (!origin_ok(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-						      "Origin")))
-		return send_error(c, 403, "forbidden", "foreign Origin");
-	if (rq->too_big)
-		return send_error(c, 413, "too_big",
-				  "request body over 1 MiB");
-	return route(h, c, url, method, rq);
+	conn_busy(h, c, 1);
+	return route(h, c, url, rq);
 }
 
 static void
 completed(void *cls, struct MHD_Connection *c, void **con_cls,
-	  enum MHD_RequestTerminationCode toe)
+          enum MHD_RequestTerminationCode toe)
 {
+	cg_http *h = cls;
 	struct req *rq = *con_cls;
 
-	(void)cls;
-	(void)c;
 	(void)toe;
+	conn_busy(h, c, 0);
 	if (rq == NULL)
 		return;
 	cg_buf_fini(&rq->body);
@@ -379,17 +637,42 @@ parse_listen(const char *url, struct sockaddr_in *sa, cg_err *err)
 	if (sscanf(url, "http://%63[^:/]:%d%c", host, &port, &tail) != 2 ||
 	    port < 0 || port > 65535)
 		return cg_err_set(err, CG_EINVAL,
-				  "listen '%s': expected http://HOST:PORT "
-				  "(IPv4)",
-				  url);
+		                  "listen '%s': expected http://HOST:PORT "
+		                  "(IPv4)",
+		                  url);
 	if (strcmp(host, "localhost") == 0)
 		(void)snprintf(host, sizeof(host), "127.0.0.1");
 	sa->sin_family = AF_INET;
 	sa->sin_port = htons((uint16_t)port);
 	if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
 		return cg_err_set(err, CG_EINVAL,
-				  "listen '%s': host must be an IPv4 address",
-				  url);
+		                  "listen '%s': host must be an IPv4 address",
+		                  url);
+	return 0;
+}
+
+/* The timeout: opts, else the environment, else the default. */
+static int
+pick_timeout(int opt, int *out, cg_err *err)
+{
+	const char *env = getenv(CG_HTTP_TIMEOUT_ENV);
+	char *end = NULL;
+	long v;
+
+	*out = CG_HTTP_TIMEOUT_S;
+	if (opt > 0) {
+		*out = opt;
+		return 0;
+	}
+	if (env == NULL || env[0] == '\0')
+		return 0;
+	errno = 0;
+	v = strtol(env, &end, 10);
+	if (end == env || *end != '\0' || errno != 0 || v < 1 || v > 3600)
+		return cg_err_set(err, CG_EINVAL,
+		                  "%s='%s': expected 1-3600 seconds",
+		                  CG_HTTP_TIMEOUT_ENV, env);
+	*out = (int)v;
 	return 0;
 }
 
@@ -407,49 +690,94 @@ copy_origins(const char *const *v)
 	return out;
 }
 
+/* The mutex, the monotonic condition variable and the watchdog thread. */
+static int
+start_watchdog(cg_http *h)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	h->conns.next = h->conns.prev = &h->conns;
+	if (pthread_mutex_init(&h->mu, NULL) != 0)
+		return -1;
+	(void)pthread_condattr_init(&ca);
+	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	rc = pthread_cond_init(&h->cv, &ca);
+	(void)pthread_condattr_destroy(&ca);
+	if (rc != 0) {
+		pthread_mutex_destroy(&h->mu);
+		return -1;
+	}
+	if (pthread_create(&h->watchdog, NULL, watchdog_main, h) != 0) {
+		pthread_cond_destroy(&h->cv);
+		pthread_mutex_destroy(&h->mu);
+		return -1;
+	}
+	h->watchdog_running = 1;
+	return 0;
+}
+
+static struct MHD_Daemon *
+start_daemon(cg_http *h, const struct sockaddr_in *sa)
+{
+	return MHD_start_daemon(
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL,
+	    handler, h, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE,
+	    (unsigned)CG_HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned)CG_HTTP_CONN_LIMIT, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned)CG_HTTP_CONN_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)h->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	    (size_t)CG_HTTP_MEMORY_LIMIT, MHD_OPTION_NOTIFY_COMPLETED,
+	    completed, h, MHD_OPTION_NOTIFY_CONNECTION, notify_conn, h,
+	    MHD_OPTION_END);
+}
+
 int
 cg_http_new(cg_http **out, const cg_http_opts *o, cg_err *err)
 {
 	struct sockaddr_in sa;
 	const union MHD_DaemonInfo *info;
 	cg_http *h;
+	int timeout;
 	int rc;
 
 	*out = NULL;
 	rc = parse_listen(o->listen, &sa, err);
+	if (rc == 0)
+		rc = pick_timeout(o->timeout_s, &timeout, err);
 	if (rc != 0)
 		return rc;
 	if ((ntohl(sa.sin_addr.s_addr) >> 24) != 127 && !o->tokens_configured)
 		return cg_err_set(err, CG_EINVAL,
-				  "refusing to listen on %s without tokens: "
-				  "bind to 127.0.0.1 or configure tokens",
-				  o->listen);
+		                  "refusing to listen on %s without tokens: "
+		                  "bind to 127.0.0.1 or configure tokens",
+		                  o->listen);
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	h->fed = o->fed;
+	h->tokens = o->tokens;
+	h->ntokens = o->ntokens;
+	h->timeout_s = timeout;
 	h->loopback = (ntohl(sa.sin_addr.s_addr) >> 24) == 127;
 	h->metrics = cg_metrics_new();
 	h->origins = copy_origins(o->allowed_origins);
-	h->d = MHD_start_daemon(
-	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL,
-	    0, NULL, NULL, handler, h, MHD_OPTION_SOCK_ADDR, &sa,
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)CG_HTTP_THREADS,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)CG_HTTP_CONN_LIMIT,
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CG_HTTP_CONN_LIMIT,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CG_HTTP_TIMEOUT_S,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CG_HTTP_MEMORY_LIMIT,
-	    MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_END);
-	if (h->d == NULL || h->metrics == NULL || h->origins == NULL) {
+	if (h->metrics == NULL || h->origins == NULL ||
+	    start_watchdog(h) != 0) {
+		cg_http_free(h);
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
+	h->d = start_daemon(h, &sa);
+	if (h->d == NULL) {
 		cg_http_free(h);
 		return cg_err_set(err, CG_EIO,
-				  "cannot listen on %s (address in use?)",
-				  o->listen);
+		                  "cannot listen on %s (address in use?)",
+		                  o->listen);
 	}
 	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : ntohs(sa.sin_port);
 	(void)snprintf(h->url, sizeof(h->url), "http://%s:%d",
-		       inet_ntoa(sa.sin_addr), h->port);
+	               inet_ntoa(sa.sin_addr), h->port);
 	*out = h;
 	return 0;
 }
@@ -459,8 +787,20 @@ cg_http_free(cg_http *h)
 {
 	if (h == NULL)
 		return;
+	if (h->watchdog_running) {
+		pthread_mutex_lock(&h->mu);
+		h->stop = 1;
+		pthread_cond_signal(&h->cv);
+		pthread_mutex_unlock(&h->mu);
+		pthread_join(h->watchdog, NULL);
+	}
+	/* Stopping the daemon notifies every close, which takes h->mu. */
 	if (h->d != NULL)
 		MHD_stop_daemon(h->d);
+	if (h->watchdog_running) {
+		pthread_cond_destroy(&h->cv);
+		pthread_mutex_destroy(&h->mu);
+	}
 	cg_metrics_free(h->metrics);
 	for (size_t i = 0; h->origins != NULL && h->origins[i] != NULL; i++)
 		free(h->origins[i]);

@@ -7,6 +7,21 @@
  * connections is limited, headers are bounded by a per-connection memory
  * limit and bodies by a size cap; Host and Origin are checked against DNS
  * rebinding.  Without tokens the endpoint binds to loopback only.
+ *
+ * Decisions a reader must know:
+ * - Every refusal that headers alone decide (Host, Origin, a
+ *   Content-Length over CG_HTTP_MAX_BODY, a wrong method, an unsupported
+ *   MCP-Protocol-Version) is answered before any body byte is read; a
+ *   chunked body that grows past the cap is answered 413 and the rest is
+ *   never buffered.
+ * - The timeout (opts.timeout_s, else $CORPUS_GW_HTTP_TIMEOUT, else
+ *   CG_HTTP_TIMEOUT_S) is both libmicrohttpd's inactivity timeout and a
+ *   deadline: a connection must deliver a complete request (headers and
+ *   body) within that many seconds of opening or of its previous answer,
+ *   or a watchdog thread shuts its socket down.  libmicrohttpd's own
+ *   timeout restarts on every byte, so without the deadline a slowloris
+ *   client trickling a header byte at a time would hold its connection
+ *   (and, with enough of them, the connection limit) forever.
  */
 #ifndef CG_HTTP_H
 #define CG_HTTP_H
@@ -17,19 +32,32 @@
 #include "cg_err.h"
 #include "fed.h"
 
-#define CG_HTTP_MAX_BODY (1u << 20)
-#define CG_HTTP_CONN_LIMIT 256
-#define CG_HTTP_TIMEOUT_S 10
-#define CG_HTTP_THREADS 4
+#define CG_HTTP_MAX_BODY     (1u << 20)
+#define CG_HTTP_CONN_LIMIT   256
+#define CG_HTTP_TIMEOUT_S    10
+#define CG_HTTP_TIMEOUT_ENV  "CORPUS_GW_HTTP_TIMEOUT" /* 1-3600 seconds */
+#define CG_HTTP_THREADS      4
 #define CG_HTTP_MEMORY_LIMIT (64u * 1024) /* per connection: headers */
 
 typedef struct cg_http cg_http;
 
+/* A bearer token and the access policy it grants (both borrowed: they
+ * must outlive the server). */
+struct cg_acl;
+typedef struct cg_http_token {
+	const char *secret;
+	const struct cg_acl *acl;
+} cg_http_token;
+
 typedef struct cg_http_opts {
-	const char *listen;	/* "http://127.0.0.1:7700"; port 0 allowed */
-	cg_fed *fed;		/* borrowed; must outlive the server */
+	const char *listen;     /* "http://127.0.0.1:7700"; port 0 allowed */
+	cg_fed *fed;            /* borrowed; must outlive the server */
 	bool tokens_configured; /* required to bind beyond loopback */
 	const char *const *allowed_origins; /* NULL-terminated extra origins */
+	int timeout_s; /* request deadline and idle timeout; 0: default */
+	const cg_http_token *tokens; /* when any: /v1, /mcp and /metrics need
+					"Authorization: Bearer <secret>" */
+	size_t ntokens;
 } cg_http_opts;
 
 int cg_http_new(cg_http **out, const cg_http_opts *opts, cg_err *err);

@@ -1,7 +1,11 @@
 /*
  * mcp.c - JSON-RPC 2.0 for MCP.  Every tool is read-only; tool failures are
  * results with isError true (the protocol's rule), JSON-RPC errors are for
- * malformed requests and unknown methods only.
+ * malformed requests, unknown methods and tools, and unsupported protocol
+ * versions only.  Nothing here keeps state between requests: a request in
+ * the stateless 2026-07-28 style (no initialize, the version in
+ * params._meta) is answered like any other.  This file must not know what
+ * a tool does (api.c) or touch HTTP (http.c).
  */
 #include "mcp.h"
 
@@ -9,10 +13,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "api.h"
 
-static const char *const versions[] = {"2025-03-26", "2025-06-18",
-				       "2025-11-25", "2026-07-28", NULL};
+#define META_VERSION "io.modelcontextprotocol/protocolVersion"
+#define STATELESS    "2026-07-28"
+
+static const char *const versions[] = {"2025-03-26", "2025-06-18", "2025-11-25",
+                                       STATELESS, NULL};
+
+static const char instructions[] =
+    "Read-only search over the team's markdown knowledge. corpus_search is "
+    "lexical (an empty result does not prove absence); corpus_grep is "
+    "exhaustive and never misses a literal match.";
 
 int
 cg_mcp_version_ok(const char *v)
@@ -24,39 +37,67 @@ cg_mcp_version_ok(const char *v)
 }
 
 static json_t *
-rpc_error(const json_t *id, int code, const char *msg)
+version_list(void)
 {
-	return json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
-			 id ? id : json_null(), "error", "code", code,
-			 "message", msg);
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && versions[i] != NULL; i++)
+		json_array_append_new(a, json_string(versions[i]));
+	return a;
+}
+
+/* id: the request's id when it is a valid one, else null. */
+static json_t *
+rpc_error(const json_t *id, int code, const char *msg, json_t *data)
+{
+	json_t *e = json_pack("{s:i, s:s}", "code", code, "message", msg);
+
+	if (e != NULL && data != NULL)
+		json_object_set(e, "data", data);
+	json_decref(data);
+	return json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id",
+	                 id ? id : json_null(), "error", e);
 }
 
 static json_t *
 rpc_result(const json_t *id, json_t *result)
 {
 	return json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id,
-			 "result", result);
+	                 "result", result);
+}
+
+static json_t *
+server_info(void)
+{
+	return json_pack("{s:s, s:s, s:s}", "name", "corpus-gw", "title",
+	                 "corpus-gw knowledge gateway", "version", "0.1.0");
 }
 
 static json_t *
 initialize(const json_t *params)
 {
-	const char *want = json_string_value(
-	    json_object_get(params, "protocolVersion"));
-	const char *ver = want && cg_mcp_version_ok(want) &&
-				  strcmp(want, "2026-07-28") != 0
-			      ? want
-			      : CG_MCP_LATEST;
+	const char *want =
+	    json_string_value(json_object_get(params, "protocolVersion"));
+	const char *ver =
+	    want && cg_mcp_version_ok(want) && strcmp(want, STATELESS) != 0
+	        ? want
+	        : CG_MCP_LATEST;
 
-	return json_pack(
-	    "{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion",
-	    ver, "capabilities", "tools", "listChanged", 0, "serverInfo",
-	    "name", "corpus-gw", "title", "corpus-gw knowledge gateway",
-	    "version", "0.1.0", "instructions",
-	    "Read-only search over the team's markdown knowledge. "
-	    "corpus_search is lexical (an empty result does not prove "
-	    "absence); corpus_grep is exhaustive and never misses a literal "
-	    "match.");
+	return json_pack("{s:s, s:{s:{s:b}}, s:o, s:s}", "protocolVersion", ver,
+	                 "capabilities", "tools", "listChanged", 0,
+	                 "serverInfo", server_info(), "instructions",
+	                 instructions);
+}
+
+/* server/discover, the stateless revision's replacement of initialize. */
+static json_t *
+discover(void)
+{
+	return json_pack("{s:s, s:o, s:{s:{s:b}}, s:o, s:s}", "resultType",
+	                 "complete", "supportedVersions", version_list(),
+	                 "capabilities", "tools", "listChanged", 0,
+	                 "serverInfo", server_info(), "instructions",
+	                 instructions);
 }
 
 static json_t *
@@ -72,18 +113,21 @@ tools_list(void)
 
 		(void)snprintf(name, sizeof(name), "corpus_%s", t[i].name);
 		json_array_append_new(
-		    list, json_pack("{s:s, s:s, s:o, s:{s:b, s:b, s:b}}",
-				    "name", name, "description",
-				    t[i].description, "inputSchema",
-				    schema ? schema : json_object(),
-				    "annotations", "readOnlyHint", 1,
-				    "destructiveHint", 0, "openWorldHint", 0));
+		    list,
+		    json_pack("{s:s, s:s, s:o, s:{s:b, s:b, s:b}}", "name",
+		              name, "description", t[i].description,
+		              "inputSchema", schema ? schema : json_object(),
+		              "annotations", "readOnlyHint", 1,
+		              "destructiveHint", 0, "openWorldHint", 0));
 	}
 	return json_pack("{s:o}", "tools", list);
 }
 
+/* NULL for an unknown tool (a JSON-RPC error); a failure of a known tool
+ * is a result with isError. */
 static json_t *
-tools_call(cg_fed *fed, const json_t *params, json_t **answer)
+tools_call(cg_fed *fed, const cg_acl *acl, const json_t *params,
+	   json_t **answer)
 {
 	const char *name = json_string_value(json_object_get(params, "name"));
 	const json_t *args = json_object_get(params, "arguments");
@@ -93,82 +137,162 @@ tools_call(cg_fed *fed, const json_t *params, json_t **answer)
 	json_t *res;
 
 	cg_err_clear(&err);
-	if (name == NULL || cg_api_find(name) == NULL ||
-	    strncmp(name, "corpus_", 7) != 0)
+	if (name == NULL || strncmp(name, "corpus_", 7) != 0 ||
+	    cg_api_find(name) == NULL)
 		return NULL;
-	if (cg_api_call(fed, name, args, &out, &err) != 0)
+	if (cg_api_call_as(fed, acl, name, args, &out, &err) != 0) {
+		json_decref(out);
 		return json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
-				 "text", "text",
-				 err.msg[0] ? err.msg : cg_code_name(err.code),
-				 "isError", 1);
+		                 "text", "text",
+		                 err.msg[0] ? err.msg : cg_code_name(err.code),
+		                 "isError", 1);
+	}
 	text = json_dumps(out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	res = json_pack("{s:[{s:s, s:s}], s:O, s:b}", "content", "type",
-			"text", "text", text ? text : "{}",
-			"structuredContent", out, "isError", 0);
+	res = json_pack("{s:[{s:s, s:s}], s:O, s:b}", "content", "type", "text",
+	                "text", text ? text : "{}", "structuredContent", out,
+	                "isError", 0);
 	free(text);
 	*answer = out;
 	return res;
 }
 
-/* One JSON-RPC message; NULL for a notification (no reply). */
-static json_t *
-handle_one(cg_fed *fed, const json_t *msg, json_t **answer)
+/* The version a stateless request names in params._meta: NULL when it
+ * names none; sets *bad when it names one this server does not speak. */
+static const char *
+meta_version(const json_t *params, int *bad)
 {
-	const json_t *id = json_object_get(msg, "id");
-	const char *method = json_string_value(json_object_get(msg, "method"));
-	const json_t *params = json_object_get(msg, "params");
+	const json_t *meta = json_object_get(params, "_meta");
+	const json_t *v = json_object_get(meta, META_VERSION);
+
+	*bad = 0;
+	if (v == NULL)
+		return NULL;
+	if (!json_is_string(v) || !cg_mcp_version_ok(json_string_value(v))) {
+		*bad = 1;
+		return NULL;
+	}
+	return json_string_value(v);
+}
+
+static json_t *
+dispatch(cg_fed *fed, const cg_acl *acl, const char *method, const json_t *id,
+         const json_t *params, json_t **answer)
+{
 	json_t *res;
 
-	if (!json_is_object(msg) ||
-	    strcmp(json_string_value(json_object_get(msg, "jsonrpc"))
-		       ? json_string_value(json_object_get(msg, "jsonrpc"))
-		       : "",
-		   "2.0") != 0 ||
-	    method == NULL)
-		return rpc_error(id, -32600, "invalid JSON-RPC request");
-	if (id == NULL)
-		return NULL; /* notifications/initialized and friends */
 	if (strcmp(method, "initialize") == 0)
 		return rpc_result(id, initialize(params));
+	if (strcmp(method, "server/discover") == 0)
+		return rpc_result(id, discover());
 	if (strcmp(method, "ping") == 0)
 		return rpc_result(id, json_object());
 	if (strcmp(method, "tools/list") == 0)
 		return rpc_result(id, tools_list());
 	if (strcmp(method, "tools/call") == 0) {
-		res = tools_call(fed, params, answer);
+		res = tools_call(fed, acl, params, answer);
 		if (res == NULL)
-			return rpc_error(id, -32602, "unknown tool");
+			return rpc_error(id, -32602, "unknown tool", NULL);
 		return rpc_result(id, res);
 	}
-	return rpc_error(id, -32601, "method not found");
+	return rpc_error(id, -32601, "method not found", NULL);
+}
+
+static int
+valid_id(const json_t *id)
+{
+	return json_is_string(id) || json_is_integer(id);
+}
+
+/*
+ * One JSON-RPC message.  NULL (202, no body) for a notification and for a
+ * response to the server; *status 400 for a message that is not a valid
+ * request or names an unsupported version.
+ */
+static json_t *
+handle_one(cg_fed *fed, const cg_acl *acl, const json_t *msg, int *status, json_t **answer)
+{
+	const json_t *id = json_object_get(msg, "id");
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	const char *rpc = json_string_value(json_object_get(msg, "jsonrpc"));
+	const json_t *params = json_object_get(msg, "params");
+	const char *ver;
+	json_t *reply;
+	int bad;
+
+	*status = 400;
+	if (!json_is_object(msg) || rpc == NULL || strcmp(rpc, "2.0") != 0)
+		return rpc_error(NULL, -32600, "invalid JSON-RPC request",
+		                 NULL);
+	if (method == NULL && valid_id(id) &&
+	    (json_object_get(msg, "result") || json_object_get(msg, "error")))
+		return NULL; /* a response: this server sends no requests */
+	if (method == NULL || (id != NULL && !valid_id(id)) ||
+	    (params != NULL && !json_is_object(params)))
+		return rpc_error(valid_id(id) ? id : NULL, -32600,
+		                 "invalid JSON-RPC request", NULL);
+	if (id == NULL)
+		return NULL; /* notifications/initialized and friends */
+	ver = meta_version(params, &bad);
+	if (bad)
+		return rpc_error(
+		    id, -32602, "unsupported protocol version",
+		    json_pack("{s:o, s:O}", "supported", version_list(),
+		              "requested",
+		              json_object_get(json_object_get(params, "_meta"),
+		                              META_VERSION)));
+	*status = 200;
+	reply = dispatch(fed, acl, method, id, params, answer);
+	if (ver != NULL && strcmp(ver, STATELESS) == 0)
+		json_object_set_new(json_object_get(reply, "result"),
+		                    "resultType", json_string("complete"));
+	return reply;
+}
+
+static void
+write_reply(cg_buf *out, const json_t *reply)
+{
+	char *text = json_dumps(reply, JSON_COMPACT);
+	json_t *e;
+
+	if (text != NULL && cg_buf_puts(out, text) == 0) {
+		free(text);
+		return;
+	}
+	free(text);
+	cg_buf_reset(out);
+	e = rpc_error(json_object_get(reply, "id"), -32603, "answer too large",
+	              NULL);
+	text = e ? json_dumps(e, JSON_COMPACT) : NULL;
+	(void)cg_buf_puts(out, text ? text : "");
+	free(text);
+	json_decref(e);
 }
 
 void
-cg_mcp_handle(cg_fed *fed, const char *body, size_t len, int *status,
-	      cg_buf *out, json_t **answer)
+cg_mcp_handle(cg_fed *fed, const cg_acl *acl, const char *body, size_t len,
+	      int *status,
+              cg_buf *out, json_t **answer)
 {
 	json_error_t jerr;
-	json_t *msg = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *msg = json_loadb(
+	    body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	json_t *reply;
-	char *text;
 
 	*answer = NULL;
 	if (msg == NULL) {
-		reply = rpc_error(NULL, -32700, "parse error");
+		reply = rpc_error(NULL, -32700, "parse error", NULL);
 		*status = 400;
 	} else if (json_is_array(msg)) {
-		reply = rpc_error(NULL, -32600, "batches are not supported");
+		reply =
+		    rpc_error(NULL, -32600, "batches are not supported", NULL);
 		*status = 400;
 	} else {
-		reply = handle_one(fed, msg, answer);
-		*status = reply ? 200 : 202;
+		reply = handle_one(fed, acl, msg, status, answer);
+		if (reply == NULL)
+			*status = 202;
 	}
 	json_decref(msg);
-	if (reply == NULL)
-		return;
-	text = json_dumps(reply, JSON_COMPACT);
-	if (text != NULL)
-		(void)cg_buf_puts(out, text);
-	free(text);
+	if (reply != NULL)
+		write_reply(out, reply);
 	json_decref(reply);
 }

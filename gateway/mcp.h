@@ -3,8 +3,11 @@
  * SSE): JSON-RPC 2.0 on POST /mcp.  Supports initialize for protocol
  * versions 2025-03-26, 2025-06-18 and 2025-11-25 (an unknown requested
  * version is answered with the newest), the stateless 2026-07-28 style
- * (version in params._meta, no initialize), tools/list and tools/call over
- * the gateway's tool table (api.h), ping, and notifications (202, no body).
+ * (version in params._meta["io.modelcontextprotocol/protocolVersion"], no
+ * initialize; server/discover; results carry resultType "complete"; an
+ * unsupported _meta version is error -32602 with the supported list),
+ * tools/list and tools/call over the gateway's tool table (api.h), ping,
+ * and notifications and client responses (202, no body).
  */
 #ifndef CG_MCP_H
 #define CG_MCP_H
@@ -21,12 +24,14 @@
 int cg_mcp_version_ok(const char *v);
 
 /*
- * Handles one POST body.  Sets *status (200, 202 for notifications only,
- * 400 for a body that is not JSON-RPC) and writes the response body (may
- * be empty) to out.  *answer receives the last tool answer for metrics
- * (new reference or NULL).
+ * Handles one POST body.  Sets *status (200; 202 with no body for a
+ * notification or a response; 400 with a JSON-RPC error for a body that is
+ * not JSON, not a valid request, a batch, or names an unsupported _meta
+ * version) and writes the response body (may be empty) to out.  *answer
+ * receives the tool answer for metrics (new reference or NULL).
  */
-void cg_mcp_handle(cg_fed *fed, const char *body, size_t len, int *status,
-		   cg_buf *out, json_t **answer);
+struct cg_acl;
+void cg_mcp_handle(cg_fed *fed, const struct cg_acl *acl, const char *body,
+                   size_t len, int *status, cg_buf *out, json_t **answer);
 
 #endif

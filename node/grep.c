@@ -78,10 +78,11 @@ skip_bracket(const char *p, size_t i)
 	return p[j] == ']' ? j + 1 : j;
 }
 
-/* Parses "{m}", "{m,}" or "{m,n}" at p[i]; returns the index past '}' and
- * the largest count, or 0 when it is not an interval. */
+/* Parses "{m}", "{m,}" or "{m,n}" at p[i]; returns the index past '}',
+ * the smallest count (*lo) and the largest (*hi), or 0 when it is not an
+ * interval (glibc then reads '{' as a literal). */
 static size_t
-parse_interval(const char *p, size_t i, int64_t *bound)
+parse_interval(const char *p, size_t i, int64_t *lo, int64_t *hi)
 {
 	int64_t v[2] = {0, -1};
 	int k = 0;
@@ -102,68 +103,168 @@ parse_interval(const char *p, size_t i, int64_t *bound)
 	}
 	if (p[j] != '}' || !digits)
 		return 0;
-	*bound = v[0];
+	*lo = v[0];
+	*hi = v[0];
 	if (k == 1)
-		*bound = v[1] > v[0] ? v[1] : v[0] + 1;
+		*hi = v[1] > v[0] ? v[1] : v[0] + 1;
 	return j + 1;
 }
 
+/* One open group of the pattern being checked. */
+struct level {
+	int64_t cost;  /* positions regcomp will make for it */
+	int nonnull;   /* atoms of the current branch that cannot be empty */
+	bool null_alt; /* an earlier branch of the group can be empty */
+};
+
+/* The checker's state: open groups and the last atom. */
 struct expand {
-	int64_t cost[GREP_MAX_DEPTH + 1]; /* positions per open group */
-	int64_t last;                     /* positions of the last atom */
-	size_t d;                         /* open groups */
+	struct level lv[GREP_MAX_DEPTH + 1];
+	size_t d;        /* open groups */
+	int64_t last;    /* positions of the last atom, 0 when none */
+	bool last_null;  /* it can match the empty string */
+	bool last_group; /* it is a parenthesised group */
+	bool last_quant; /* it already carries a repetition operator */
 };
 
 static void
-atom(struct expand *x, int64_t n)
+atom(struct expand *x, int64_t n, bool nullable, bool group)
 {
 	x->last = n;
-	x->cost[x->d] += n;
+	x->last_null = nullable;
+	x->last_group = group;
+	x->last_quant = false;
+	x->lv[x->d].cost += n;
+	if (!nullable)
+		x->lv[x->d].nonnull++;
 }
 
-/* Handles one structural character; returns the next index, or 0 when
- * the pattern is too deep. */
-static size_t
-expand_step(struct expand *x, const char *p, size_t i)
+/* A repetition operator (*, +, ?, {m,n}) on the last atom.  Refused:
+ * one stacked on another (a*+: glibc's regcomp doubles the atom per '+'
+ * and goes exponential), and one on a group that can match the empty
+ * string ((a*)+, (x|)*: regcomp's closures blow up, and the group adds
+ * nothing). */
+static int
+repeat(struct expand *x, int64_t lo, int64_t hi, cg_err *err)
 {
-	int64_t b = 0;
+	bool null_now = lo == 0;
+
+	if (x->last == 0) { /* nothing to repeat: glibc takes a literal */
+		atom(x, 1, false, false);
+		return 0;
+	}
+	if (x->last_quant)
+		return cg_err_set(err, CG_EINVAL,
+		                  "stacked repetition operators (like a*+ or "
+		                  "a{2}{3}) are not supported");
+	if (x->last_group && x->last_null)
+		return cg_err_set(err, CG_EINVAL,
+		                  "a repeated group that can match the empty "
+		                  "string (like (a*)+ or (a|)*) is not "
+		                  "supported: repeat what is inside instead");
+	if (hi < 1)
+		hi = 1;
+	x->lv[x->d].cost += x->last * (hi - 1);
+	x->last *= hi;
+	if (null_now && !x->last_null)
+		x->lv[x->d].nonnull--;
+	x->last_null = x->last_null || null_now;
+	x->last_quant = true;
+	return 0;
+}
+
+static int
+open_group(struct expand *x, cg_err *err)
+{
+	if (x->d == GREP_MAX_DEPTH)
+		return cg_err_set(err, CG_EINVAL,
+		                  "pattern nests groups deeper than %d",
+		                  GREP_MAX_DEPTH);
+	memset(&x->lv[++x->d], 0, sizeof(x->lv[0]));
+	x->last = 0;
+	return 0;
+}
+
+static int
+close_group(struct expand *x, cg_err *err)
+{
+	struct level *l = &x->lv[x->d];
+	bool nullable = l->null_alt || l->nonnull == 0;
+	int64_t cost = l->cost > 0 ? l->cost : 1;
+
+	if (x->d == 0)
+		return cg_err_set(err, CG_EINVAL,
+		                  "unmatched ')' (write \\) for a literal "
+		                  "parenthesis)");
+	x->d--;
+	atom(x, cost, nullable, true);
+	return 0;
+}
+
+/* Handles p[i] (and what belongs to it); returns the next index, or 0
+ * with err set. */
+static size_t
+check_step(struct expand *x, const char *p, size_t i, cg_err *err)
+{
+	int64_t lo = 0;
+	int64_t hi = 0;
 	size_t j;
 
 	switch (p[i]) {
-	case '(':
-		if (x->d == GREP_MAX_DEPTH)
+	case '\\':
+		if (p[i + 1] >= '1' && p[i + 1] <= '9') {
+			(void)cg_err_set(err, CG_EINVAL,
+			                 "back-references (\\%c) are not "
+			                 "supported",
+			                 p[i + 1]);
 			return 0;
-		x->cost[++x->d] = 0;
-		x->last = 0;
-		return i + 1;
-	case ')': /* check_ere refuses one at depth 0 */
-		b = x->cost[x->d] > 0 ? x->cost[x->d] : 1;
-		x->d--;
-		atom(x, b);
-		return i + 1;
+		}
+		/* GNU zero-width escapes can match empty */
+		atom(x, 1, p[i + 1] != '\0' && strchr("bB<>`'", p[i + 1]),
+		     false);
+		return i + (p[i + 1] != '\0' ? 2 : 1);
+	case '[':
+		atom(x, 1, false, false);
+		return skip_bracket(p, i);
+	case '(':
+		return open_group(x, err) == 0 ? i + 1 : 0;
+	case ')':
+		return close_group(x, err) == 0 ? i + 1 : 0;
 	case '|':
+		x->lv[x->d].null_alt |= x->lv[x->d].nonnull == 0;
+		x->lv[x->d].nonnull = 0;
 		x->last = 0;
 		return i + 1;
+	case '^':
+	case '$':
+		atom(x, 1, true, false);
+		return i + 1;
+	case '*':
+	case '?':
+	case '+':
+		return repeat(x, p[i] == '+', p[i] == '+' ? 2 : 1, err) == 0
+		           ? i + 1
+		           : 0;
 	case '{':
-		j = parse_interval(p, i, &b);
-		if (j == 0 || x->last == 0) {
-			atom(x, 1);
+		j = parse_interval(p, i, &lo, &hi);
+		if (j == 0) {
+			atom(x, 1, false, false);
 			return i + 1;
 		}
-		if (b < 1)
-			b = 1;
-		x->cost[x->d] += x->last * (b - 1);
-		x->last *= b;
-		return j;
+		return repeat(x, lo, hi, err) == 0 ? j : 0;
 	default:
+		atom(x, 1, false, false);
 		return i + 1;
 	}
 }
 
-/* Refuses back-references and patterns whose counted repetitions expand
- * past CG_GREP_EXPANSION_MAX positions (regcomp copies a repeated atom
- * once per count, so a{1000}{1000} is a million states, and a+ is aa*, so
- * a++++++++++++++++++++ doubles twenty times). */
+/*
+ * Refuses what glibc's regex cannot run in bounded time or that the
+ * anchored form "^.*(P)" would change: back-references, an unmatched ')',
+ * stacked repetitions, repeated groups that can match empty, and counted
+ * repetitions expanding past CG_GREP_EXPANSION_MAX positions (regcomp
+ * copies a repeated atom once per count: a{1000}{1000}, (a{100}){300}).
+ */
 static int
 check_ere(const char *p, cg_err *err)
 {
@@ -172,45 +273,16 @@ check_ere(const char *p, cg_err *err)
 
 	memset(&x, 0, sizeof(x));
 	while (p[i] != '\0') {
-		if (p[i] == '\\') {
-			if (p[i + 1] >= '1' && p[i + 1] <= '9')
-				return cg_err_set(err, CG_EINVAL,
-				                  "back-references (\\%c) are "
-				                  "not supported",
-				                  p[i + 1]);
-			i += p[i + 1] != '\0' ? 2 : 1;
-			atom(&x, 1);
-		} else if (p[i] == '[') {
-			i = skip_bracket(p, i);
-			atom(&x, 1);
-		} else if (p[i] == ')' && x.d == 0) {
-			return cg_err_set(err, CG_EINVAL,
-			                  "unmatched ')' (write \\) for a "
-			                  "literal parenthesis)");
-		} else if (strchr("()|{", p[i]) != NULL) {
-			i = expand_step(&x, p, i);
-			if (i == 0)
-				return cg_err_set(err, CG_EINVAL,
-				                  "pattern nests groups deeper "
-				                  "than %d",
-				                  GREP_MAX_DEPTH);
-		} else if (p[i] == '+') {
-			/* regcomp copies the atom: a+ is aa* */
-			x.cost[x.d] += x.last;
-			x.last *= 2;
-			i++;
-		} else {
-			if (p[i] != '*' && p[i] != '?')
-				atom(&x, 1);
-			i++;
-		}
-		if (x.cost[x.d] > CG_GREP_EXPANSION_MAX ||
+		i = check_step(&x, p, i, err);
+		if (i == 0)
+			return CG_EINVAL;
+		if (x.lv[x.d].cost > CG_GREP_EXPANSION_MAX ||
 		    x.last > CG_GREP_EXPANSION_MAX)
-			return cg_err_set(err, CG_EINVAL,
-			                  "pattern too complex: its counted "
-			                  "repetitions expand to more than %d "
-			                  "positions",
-			                  CG_GREP_EXPANSION_MAX);
+			return cg_err_set(
+			    err, CG_EINVAL,
+			    "pattern too complex: its repetitions "
+			    "expand to more than %d positions",
+			    CG_GREP_EXPANSION_MAX);
 	}
 	return 0;
 }

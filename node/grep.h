@@ -18,13 +18,15 @@
  *   and literals never match one, and ripgrep's neither).  A match's
  *   column is found by bisection (O(n log n), only for reported lines):
  *   the earliest-ending match, at its latest start.
- * - Refused patterns (CG_EINVAL): empty, not UTF-8, an unmatched ')', a
- *   back-reference (\1..\9: exponential, and ripgrep has none either),
- *   counted repetitions (and stacked +) expanding past
- *   CG_GREP_EXPANSION_MAX positions (a{1000}{1000}: regcomp copies the
- *   atom per count, and regexec's work grows with the positions), an
- *   invalid regex (regerror's message).  Longer than CG_GREP_PATTERN_MAX
- *   bytes is CG_ETOOBIG.
+ * - Refused patterns (CG_EINVAL), the ones glibc cannot run in bounded
+ *   time or that the anchored form would change: empty, not UTF-8, an
+ *   unmatched ')', a back-reference (\1..\9; ripgrep has none either),
+ *   stacked repetitions (a*+, a{2}{3}), a repeated group that can match
+ *   the empty string ((a*)+, (x|)*: regcomp goes exponential on a few of
+ *   them), repetitions expanding past CG_GREP_EXPANSION_MAX positions
+ *   (regcomp copies the atom per count: (a{100}){300}), an invalid regex
+ *   (regerror's message).  Longer than CG_GREP_PATTERN_MAX bytes is
+ *   CG_ETOOBIG.
  * - Literal (fixed) matching is a substring search (strstr, linear).
  *   Case-insensitive literal matching folds both sides code point by code
  *   point with the locale's simple lowercase mapping (towlower): ASCII,

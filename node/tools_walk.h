@@ -3,7 +3,7 @@
  * and status (ops[] of node/node.c).  Each answers for the node's sources
  * in the request's scope and returns items that carry their "source" and
  * "path" (relative to the repository root), never a uri: the federation
- * adds workspace and uri, merges and cuts (federation/tools_walk.c).
+ * adds workspace and uri, merges and cuts (federation/fed_walk.c).
  *
  * Arguments (all optional unless said):
  *   list   {prefix, filters, limit 1-500 (50), offset 0-100000 (0)}

@@ -162,6 +162,19 @@ test_refused(void **state)
 	                 CG_EINVAL);
 	assert_non_null(strstr(msg, "too complex"));
 	assert_int_equal(refused("a{1000}{1000}", false, NULL, 0), CG_EINVAL);
+	assert_int_equal(refused("K+#+++;*++++LE", false, msg, sizeof(msg)),
+	                 CG_EINVAL);
+	assert_non_null(strstr(msg, "stacked"));
+	assert_int_equal(refused("x(;*)+y", false, msg, sizeof(msg)),
+	                 CG_EINVAL);
+	assert_non_null(strstr(msg, "empty string"));
+	assert_int_equal(refused("(a|)*", false, NULL, 0), CG_EINVAL);
+	assert_int_equal(refused("(^a*){2}x", false, NULL, 0), CG_EINVAL);
+	assert_int_equal(refused("((a?b?)c*)*", false, NULL, 0), CG_EINVAL);
+	/* repeated groups that cannot be empty are fine */
+	cg_grep_free(make("((ab*)+c*)+", false, false, 0));
+	cg_grep_free(make("((a+)?b)*", false, false, 0));
+	cg_grep_free(make("(a|b*c)+x{2,3}", false, false, 0));
 	assert_int_equal(refused("", false, NULL, 0), CG_EINVAL);
 	assert_int_equal(refused("", true, NULL, 0), CG_EINVAL);
 	assert_int_equal(refused("\xff\xfe", true, NULL, 0), CG_EINVAL);

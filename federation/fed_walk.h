@@ -1,13 +1,10 @@
 /*
- * tools_walk.h - the federation side of list, map, grep and status: one
+ * fed_walk.h - the federation side of list, map, grep and status: one
  * call to every node in scope (cg_fed_call), one merged answer per tool.
  * Every answer carries "evidence" (sources asked and answered, each
  * node's outcome, degraded) and "followups", like a search answer, and
  * every item names its page (uri, source, path) so that an access filter
  * can drop it.
- *
- * Note: node/tools_walk.h has the same file name; outside federation/
- * include this one as "../federation/tools_walk.h".
  *
  * Prefix (list, map, grep) - decisions a reader must know:
  * - "cg://ws/source/path..." scopes to that source, and path... is a
@@ -36,8 +33,8 @@
  * are sorted by uri then line and cut to max; "total" is the sum of the
  * per-file counts, "truncated" says matches were left out.
  */
-#ifndef CG_FED_TOOLS_WALK_H
-#define CG_FED_TOOLS_WALK_H
+#ifndef CG_FED_WALK_H
+#define CG_FED_WALK_H
 
 #include <stdbool.h>
 #include <stddef.h>

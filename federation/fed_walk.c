@@ -1,20 +1,20 @@
 /*
- * tools_walk.c - list, map, grep and status across the nodes of a
- * federation (see tools_walk.h for the answers and the prefix rules).
+ * fed_walk.c - list, map, grep and status across the nodes of a
+ * federation (see fed_walk.h for the answers and the prefix rules).
  * Everything here comes from node replies through cg_fed_call: it must
  * not open an index or a page file, must not drop or repeat an item when
  * paging, and must keep every item tagged with its uri and source.
  */
-#include "tools_walk.h"
+#include "fed_walk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../node/tools_walk.h" /* same file name: the node's limits */
 #include "cg_buf.h"
 #include "cg_utf8.h"
 #include "grep.h"
+#include "tools_walk.h" /* the node's limits */
 #include "uri.h"
 
 /* --- small helpers ------------------------------------------------------- */
@@ -169,6 +169,13 @@ pscope_init(const cg_fed *f, const char *prefix, const char *const *src,
 		prefix = "";
 	if (!cg_utf8_valid(prefix, strlen(prefix)))
 		return cg_err_set(err, CG_EINVAL, "prefix is not valid UTF-8");
+	if (*prefix == '/')
+		return cg_err_set(err, CG_EINVAL,
+		                  "prefix '%.200s' is absolute: give a uri "
+		                  "(cg://workspace/source/path), a source "
+		                  "name, or a path from the wiki or repository "
+		                  "root",
+		                  prefix);
 	if (strncmp(prefix, "cg://", 5) == 0) {
 		rc = pscope_uri(f, prefix, p, err);
 		if (rc == 0 && nsrc > 0 && !in_list(src, nsrc, p->named))
@@ -176,7 +183,7 @@ pscope_init(const cg_fed *f, const char *prefix, const char *const *src,
 			                "prefix names source '%s', outside the "
 			                "sources asked for",
 			                p->named);
-	} else if (*prefix != '\0' && *prefix != '/') {
+	} else if (*prefix != '\0') {
 		rc = pscope_segment(prefix, src, nsrc, p, err);
 	} else {
 		p->path = strdup(prefix);

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# test_mcp_sdk.sh - issue 5, acceptance 1: the official MCP TypeScript SDK
+# client connects to `corpus-gw serve` over Streamable HTTP, lists the
+# tools and calls every one (tests/mcp/client.mjs does the talking).
+#
+# Writes a workspace (a root wiki and a sub-guild "api") in a temporary
+# directory, starts `$CG_BIN serve` on port 0, runs the client against the
+# printed MCP URL and stops the server with SIGTERM, which must exit 0 (an
+# ASan build reports leaks there).  Node and the SDK come from
+# scripts/install-deps (Debian's nodejs and npm, then `npm ci` in
+# tests/mcp): when either is missing this test FAILS saying so; it never
+# passes without running the client.
+set -euo pipefail
+
+: "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
+: "${CG_SRC:?CG_SRC must name the source tree}"
+mcp_dir="$CG_SRC/tests/mcp"
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+command -v node >/dev/null ||
+	fail "node is not installed: run scripts/install-deps"
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+[ "$node_major" -ge 18 ] ||
+	fail "node $(node --version) is too old (need >= 18)"
+[ -f "$mcp_dir/node_modules/@modelcontextprotocol/sdk/package.json" ] ||
+	fail "the MCP SDK is not installed in $mcp_dir/node_modules: run" \
+		"scripts/install-deps (it runs npm ci there; needs the npm" \
+		"registry)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cg-mcp-sdk.XXXXXX")
+pid=""
+cleanup() {
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ws="$tmp/acme"
+page() { # page FILE FRONTMATTER BODY
+	mkdir -p "$(dirname "$ws/$1")"
+	printf -- '---\n%b\n---\n%b' "$2" "$3" >"$ws/$1"
+}
+mkdir -p "$ws/.guild"
+cat >"$ws/.guild/workspace.json" <<'EOF'
+{"schema": "guild.workspace.v1", "root_wiki": true,
+ "sub_guilds": [{"name": "api", "path": "services/api", "kind": "service",
+                 "has_wiki": true}]}
+EOF
+page .guild/wiki/decisions/use-postgres.md \
+	'type: decision\ntitle: Use Postgres\naliases: [pg-choice]\ntags: [db]\nupdated_at: 2026-01-10' \
+	'# Use Postgres\n\nWe chose Postgres for storage. See [[caching]].\n\n## Why\n\nTransactions.\n'
+page .guild/wiki/concepts/caching.md 'type: concept' \
+	'# Caching\n\nBack to [[use-postgres]].\n'
+page .guild/wiki/context/overview.md 'type: context' \
+	'# Overview\n\nThe root overview.\n'
+page services/api/.guild/wiki/concepts/auth-flow.md 'type: concept' \
+	'# Auth Flow\n\nSessions live in [[root/Use Postgres]].\n'
+
+"$CG_BIN" serve --workspace "$ws" --listen http://127.0.0.1:0 \
+	--cache "$tmp/cache" >"$tmp/serve.out" 2>"$tmp/serve.err" &
+pid=$!
+url=""
+for _ in $(seq 1 300); do
+	url=$(sed -n 's/^mcp //p' "$tmp/serve.out")
+	[ -n "$url" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -z "$url" ]; then
+	cat "$tmp/serve.err" >&2
+	fail "corpus-gw serve printed no 'mcp URL' line within 30 s"
+fi
+echo "server: $url (node $(node --version))"
+
+rc=0
+(cd "$mcp_dir" && node client.mjs "$url") || rc=$?
+
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+pid=""
+if [ "$rc" -ne 0 ] || [ "$status" -ne 0 ]; then
+	echo "--- server stderr" >&2
+	cat "$tmp/serve.err" >&2
+fi
+[ "$rc" -eq 0 ] || fail "the SDK client failed (exit $rc)"
+[ "$status" -eq 0 ] || fail "corpus-gw serve exited $status on SIGTERM"
+echo "PASS"
