@@ -61,6 +61,15 @@ int cli_open_embed(const cli_args *a, struct cg_embed **e, cg_err *err);
 struct cg_config;
 int cli_load_config(const cli_args *a, struct cg_config *cfg, cg_err *err);
 
+/* The options that say where a command's requests go. */
+#define CLI_SESSION_OPTS                                                     \
+	{"workspace", true, false, "workspace directory (default: .)"},     \
+	    {"config", true, false, "gateway config: its roster, here"},    \
+	    {"gateway", true, false, "URL of a running gateway"},           \
+	    {"cache", true, false, "index cache directory"},                \
+	    {"deadline", true, false, "per-round deadline in ms"},          \
+	    {"spawn", false, false, "nodes as child processes"}
+
 /* Where a command's requests go: an in-process gateway (--workspace,
  * --config) or a running one (--gateway URL). */
 #include "config.h"

@@ -1,8 +1,9 @@
 /*
  * cmd_page.c - `corpus-gw read|peek|links|resolve`: the page tools in
- * embedded mode (--workspace DIR).  The workspace's nodes run in this
- * process, are synced first (as `query` does), and the tool takes the
- * federation path (federation/fed_page.c) the gateway takes.  This file
+ * embedded mode (--workspace DIR or --config FILE: the gateway runs in
+ * this process, its nodes are synced first as `query` does) or against a
+ * running gateway (--gateway URL).  Either way the tool is the gateway's
+ * (gateway/api.c, federation/fed_page.c).  This file
  * parses options and renders answers; it holds no tool logic.
  */
 #include <stdio.h>
@@ -10,22 +11,18 @@
 #include <string.h>
 
 #include "cli.h"
-#include "embed.h"
-#include "fed_page.h"
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
 
 static const cli_opt read_opts[] = {
-    {"workspace", true, false, "workspace directory (default: .)"},
-    {"cache", true, false, "index cache directory"},
+    CLI_SESSION_OPTS,
     {"lines", true, false, "A:B, A:, :B or A (file lines, 1-based)"},
     {"json", false, false, "print one JSON object"},
     {"help", false, false, "show this help"},
 };
 
 static const cli_opt page_opts[] = {
-    {"workspace", true, false, "workspace directory (default: .)"},
-    {"cache", true, false, "index cache directory"},
+    CLI_SESSION_OPTS,
     {"json", false, false, "print one JSON object"},
     {"help", false, false, "show this help"},
 };
@@ -59,27 +56,39 @@ parse(cli_args *a, const char *cmd, const char *synopsis, const char *about,
 	return rc;
 }
 
-/* Opens the workspace and brings its indexes up to date.  A sync
- * failure other than "nothing provisioned" is a warning: the tool still
- * answers from what is indexed and reports silent nodes itself. */
+/* Opens the session (an in-process gateway, or a running one) and, in
+ * embedded mode, brings the indexes up to date first.  A sync failure
+ * other than "nothing provisioned" is a warning: the tool still answers
+ * from what is indexed and reports silent nodes itself. */
 static int
-open_synced(const cli_args *a, const char *cmd, cg_embed **e, cg_err *err)
+open_synced(const cli_args *a, const char *cmd, cli_session *ss, cg_err *err)
 {
 	json_t *rep = NULL;
 	cg_err serr;
-	int rc = cli_open_embed(a, e, err);
+	int rc = cli_session_open(ss, a, err);
 
 	if (rc != 0)
 		return rc;
 	cg_err_clear(&serr);
-	rc = cg_fed_sync(cg_embed_fed(*e), &rep, &serr);
+	rc = cli_session_sync(ss, &rep, &serr);
 	json_decref(rep);
 	if (rc == CG_ENOPROV)
 		return cg_err_set(err, rc, "%s", serr.msg);
 	if (rc != 0)
 		fprintf(stderr, "corpus-gw %s: warning: index sync: %s\n", cmd,
-		        serr.msg);
+			serr.msg);
 	return 0;
+}
+
+/* Runs tool with args (taken) through the session. */
+static int
+call(cli_session *ss, const char *tool, json_t *args, json_t **ans,
+     cg_err *err)
+{
+	int rc = cli_session_call(ss, tool, args, ans, err);
+
+	json_decref(args);
+	return rc;
 }
 
 /* Prints the non-ok nodes and the followups of an answer. */
@@ -128,12 +137,22 @@ render_read(const json_t *ans)
 	fwrite(json_string_value(t), 1, json_string_length(t), stdout);
 }
 
+static json_t *
+read_args(const cli_args *a)
+{
+	json_t *v = json_pack("{s:s}", "uri", a->pos[0]);
+
+	if (cli_get(a, "lines") != NULL)
+		json_object_set_new(v, "lines", json_string(cli_get(a, "lines")));
+	return v;
+}
+
 int
 cmd_read(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cg_embed *e = NULL;
+	cli_session ss = {0};
 	json_t *ans = NULL;
 	int rc;
 
@@ -150,20 +169,54 @@ cmd_read(int argc, char **argv)
 		rc = cg_err_set(&err, CG_EINVAL,
 		                "read takes one URI (see --help)");
 	if (rc == 0)
-		rc = open_synced(&a, "read", &e, &err);
+		rc = open_synced(&a, "read", &ss, &err);
 	if (rc == 0)
-		rc = cg_fed_read(cg_embed_fed(e), a.pos[0],
-		                 cli_get(&a, "lines"), &ans, &err);
+		rc = call(&ss, "read", read_args(&a), &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
 		render_read(ans);
 	json_decref(ans);
-	cg_embed_free(e);
+	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("read", &err);
 }
 
 /* --- links and peek ------------------------------------------------------- */
+
+static json_t *
+uris_json(const cli_args *a)
+{
+	json_t *v = json_array();
+
+	for (size_t i = 0; i < a->npos; i++)
+		json_array_append_new(v, json_string(a->pos[i]));
+	return json_pack("{s:o}", "uris", v);
+}
+
+/* peek answers for every page; the exit code is that of the first page
+ * that failed. */
+static int
+first_page_error(const json_t *ans, cg_err *err)
+{
+	size_t i;
+	const json_t *p;
+
+	json_array_foreach(json_object_get(ans, "pages"), i, p)
+	{
+		const json_t *e = json_object_get(p, "error");
+
+		if (e != NULL)
+			return cg_err_set(
+			    err,
+			    cg_code_from_name(json_string_value(
+				json_object_get(e, "code"))),
+			    "%s", json_string_value(json_object_get(e, "message"))
+				      ? json_string_value(
+					    json_object_get(e, "message"))
+				      : "page failed");
+	}
+	return 0;
+}
 
 static void
 render_link(const json_t *lk)
@@ -211,7 +264,7 @@ cmd_links(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cg_embed *e = NULL;
+	cli_session ss = {0};
 	json_t *ans = NULL;
 	int rc;
 
@@ -228,15 +281,16 @@ cmd_links(int argc, char **argv)
 		rc = cg_err_set(&err, CG_EINVAL,
 		                "links takes one URI (see --help)");
 	if (rc == 0)
-		rc = open_synced(&a, "links", &e, &err);
+		rc = open_synced(&a, "links", &ss, &err);
 	if (rc == 0)
-		rc = cg_fed_links(cg_embed_fed(e), a.pos[0], &ans, &err);
+		rc = call(&ss, "links", json_pack("{s:s}", "uri", a.pos[0]),
+			  &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
 		render_links(ans);
 	json_decref(ans);
-	cg_embed_free(e);
+	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("links", &err);
 }
 
@@ -280,7 +334,7 @@ cmd_peek(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cg_embed *e = NULL;
+	cli_session ss = {0};
 	json_t *ans = NULL;
 	int rc;
 
@@ -295,9 +349,11 @@ cmd_peek(int argc, char **argv)
 		rc = cg_err_set(&err, CG_EINVAL,
 		                "peek takes one or more URIs (see --help)");
 	if (rc == 0)
-		rc = open_synced(&a, "peek", &e, &err);
+		rc = open_synced(&a, "peek", &ss, &err);
 	if (rc == 0)
-		rc = cg_fed_peek(cg_embed_fed(e), a.pos, a.npos, &ans, &err);
+		rc = call(&ss, "peek", uris_json(&a), &ans, &err);
+	if (rc == 0)
+		rc = first_page_error(ans, &err);
 	/* A page that failed is in the answer: print it, then fail. */
 	if (ans != NULL && cli_flag(&a, "json")) {
 		cli_print_json(ans);
@@ -312,7 +368,7 @@ cmd_peek(int argc, char **argv)
 		render_receipt(ans);
 	}
 	json_decref(ans);
-	cg_embed_free(e);
+	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("peek", &err);
 }
 
@@ -340,7 +396,7 @@ cmd_resolve(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cg_embed *e = NULL;
+	cli_session ss = {0};
 	json_t *ans = NULL;
 	int rc;
 
@@ -357,14 +413,15 @@ cmd_resolve(int argc, char **argv)
 		                "resolve takes one NAME (quote a name with "
 		                "spaces; see --help)");
 	if (rc == 0)
-		rc = open_synced(&a, "resolve", &e, &err);
+		rc = open_synced(&a, "resolve", &ss, &err);
 	if (rc == 0)
-		rc = cg_fed_resolve(cg_embed_fed(e), a.pos[0], &ans, &err);
+		rc = call(&ss, "resolve", json_pack("{s:s}", "name", a.pos[0]),
+			  &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
 		render_resolve(ans);
 	json_decref(ans);
-	cg_embed_free(e);
+	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("resolve", &err);
 }
