@@ -51,10 +51,6 @@ int cli_fail(const char *cmd, const cg_err *err);
 /* Prints a JSON value to stdout, indented, with a final newline. */
 void cli_print_json(const json_t *v);
 
-/* Opens the embedded workspace of --workspace (default ".") with the
- * index cache of --cache (default cg_default_cache_dir()). */
-struct cg_embed;
-int cli_open_embed(const cli_args *a, struct cg_embed **e, cg_err *err);
 
 /* Fills a gateway config from --config FILE, or from --workspace DIR
  * (default ".") with --spawn, --cache and --deadline. */

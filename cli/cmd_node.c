@@ -18,7 +18,6 @@
 
 #include "cg_fs.h"
 #include "cli.h"
-#include "embed.h"
 #include "server.h"
 
 static const cli_opt node_opts[] = {

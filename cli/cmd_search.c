@@ -9,7 +9,6 @@
 
 #include "cg_buf.h"
 #include "cli.h"
-#include "embed.h"
 
 #define CLI_WHERE_OPTS                                                      \
     {"workspace", true, false, "workspace directory (default: .)"},         \
@@ -41,27 +40,6 @@ static const cli_opt query_opts[] = {
 };
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
-
-/* The in-process workspace without nng (cg_embed); kept for the tool
- * commands until they move onto cli_session. */
-int
-cli_open_embed(const cli_args *a, cg_embed **e, cg_err *err)
-{
-	const char *ws = cli_get(a, "workspace");
-	const char *cache = cli_get(a, "cache");
-	char *def = NULL;
-	int rc;
-
-	if (cache == NULL) {
-		def = cg_default_cache_dir();
-		cache = def;
-	}
-	if (cache == NULL)
-		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	rc = cg_embed_open(e, ws ? ws : ".", cache, err);
-	free(def);
-	return rc;
-}
 
 static void
 print_sync(const json_t *report)

@@ -11,14 +11,12 @@
 #include <string.h>
 
 #include "cli.h"
-#include "embed.h"
 #include "fed_walk.h"
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
 
 #define COMMON_OPTS                                                     \
-	{"workspace", true, false, "workspace directory (default: .)"}, \
-	    {"cache", true, false, "index cache directory"},            \
+	CLI_SESSION_OPTS,                                               \
 	    {"json", false, false, "print one JSON object"},            \
 	    {"source", true, true, "limit to a source (repeatable)"},   \
 	{                                                               \
@@ -139,16 +137,54 @@ print_followups(const json_t *ans)
 	    printf("- [%s] %s\n", s(f, "kind"), s(f, "message"));
 }
 
-/* Opens the workspace; syncs its indexes when sync. */
+/* Opens the session (embedded gateway or --gateway); syncs the indexes
+ * first when sync (embedded only: a running gateway keeps them). */
 static int
-open_ws(const cli_args *a, bool sync, cg_embed **e, cg_err *err)
+open_ws(const cli_args *a, bool sync, cli_session *ss, cg_err *err)
 {
 	json_t *report = NULL;
-	int rc = cli_open_embed(a, e, err);
+	int rc = cli_session_open(ss, a, err);
 
 	if (rc == 0 && sync)
-		rc = cg_fed_sync(cg_embed_fed(*e), &report, err);
+		rc = cli_session_sync(ss, &report, err);
 	json_decref(report);
+	return rc;
+}
+
+/* The API arguments shared by the walk tools. */
+static json_t *
+base_args(const char *prefix, const cg_filters *f, const char *const *src,
+	  size_t nsrc)
+{
+	json_t *v = f ? cg_filters_json(f) : json_object();
+	json_t *l = json_array();
+
+	if (prefix != NULL)
+		json_object_set_new(v, "prefix", json_string(prefix));
+	for (size_t i = 0; i < nsrc; i++)
+		json_array_append_new(l, json_string(src[i]));
+	if (nsrc > 0)
+		json_object_set_new(v, "source", l);
+	else
+		json_decref(l);
+	return v;
+}
+
+static void
+set_int(json_t *v, const char *key, int n)
+{
+	if (n > 0)
+		json_object_set_new(v, key, json_integer(n));
+}
+
+/* Runs tool with args (taken). */
+static int
+call(cli_session *ss, const char *tool, json_t *args, json_t **ans,
+     cg_err *err)
+{
+	int rc = cli_session_call(ss, tool, args, ans, err);
+
+	json_decref(args);
 	return rc;
 }
 
@@ -185,12 +221,45 @@ render_list(const json_t *ans)
 	print_followups(ans);
 }
 
+static json_t *
+list_args(const cg_list_req *r)
+{
+	json_t *v = base_args(r->prefix, &r->filters, r->sources, r->nsources);
+
+	set_int(v, "limit", r->limit);
+	set_int(v, "offset", r->offset);
+	return v;
+}
+
+static json_t *
+map_args(const cg_map_req *r)
+{
+	json_t *v = base_args(r->prefix, &r->filters, r->sources, r->nsources);
+
+	set_int(v, "budget", r->budget);
+	return v;
+}
+
+static json_t *
+grep_args(const cg_grep_req *r)
+{
+	json_t *v = base_args(r->prefix, NULL, r->sources, r->nsources);
+
+	json_object_set_new(v, "pattern", json_string(r->pattern));
+	if (r->fixed)
+		json_object_set_new(v, "fixed", json_true());
+	if (r->case_sensitive)
+		json_object_set_new(v, "case_sensitive", json_true());
+	set_int(v, "max", r->max);
+	return v;
+}
+
 int
 cmd_list(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cg_embed *e = NULL;
+	cli_session ss = {0};
 	cg_list_req r;
 	json_t *ans = NULL;
 	int rc = start("list", "[options] [PREFIX]",
@@ -211,15 +280,15 @@ cmd_list(int argc, char **argv)
 	if (rc == 0)
 		rc = cg_filters_validate(&r.filters, &err);
 	if (rc == 0)
-		rc = open_ws(&a, true, &e, &err);
+		rc = open_ws(&a, true, &ss, &err);
 	if (rc == 0)
-		rc = cg_fed_list(cg_embed_fed(e), &r, &ans, &err);
+		rc = call(&ss, "list", list_args(&r), &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
 		render_list(ans);
 	json_decref(ans);
-	cg_embed_free(e);
+	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("list", &err);
 }
 
@@ -231,7 +300,7 @@ cmd_map(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cg_embed *e = NULL;
+	cli_session ss = {0};
 	cg_map_req r;
 	json_t *ans = NULL;
 	int rc = start("map", "[options] [PREFIX]",
@@ -251,15 +320,15 @@ cmd_map(int argc, char **argv)
 	if (rc == 0)
 		rc = cg_filters_validate(&r.filters, &err);
 	if (rc == 0)
-		rc = open_ws(&a, true, &e, &err);
+		rc = open_ws(&a, true, &ss, &err);
 	if (rc == 0)
-		rc = cg_fed_map(cg_embed_fed(e), &r, &ans, &err);
+		rc = call(&ss, "map", map_args(&r), &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
 		fputs(*s(ans, "text") ? s(ans, "text") : "no pages\n", stdout);
 	json_decref(ans);
-	cg_embed_free(e);
+	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("map", &err);
 }
 
@@ -294,7 +363,7 @@ cmd_grep(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cg_embed *e = NULL;
+	cli_session ss = {0};
 	cg_grep_req r;
 	json_t *ans = NULL;
 	int rc = start("grep", "[options] PATTERN [PREFIX]",
@@ -315,15 +384,15 @@ cmd_grep(int argc, char **argv)
 	r.nsources = cli_all(&a, "source", (const char ***)&r.sources);
 	rc = opt_int(&a, "max", 1, 10000, &r.max, &err);
 	if (rc == 0)
-		rc = open_ws(&a, false, &e, &err);
+		rc = open_ws(&a, false, &ss, &err);
 	if (rc == 0)
-		rc = cg_fed_grep(cg_embed_fed(e), &r, &ans, &err);
+		rc = call(&ss, "grep", grep_args(&r), &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
 		render_grep(ans);
 	json_decref(ans);
-	cg_embed_free(e);
+	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("grep", &err);
 }
 
@@ -378,7 +447,7 @@ cmd_status(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cg_embed *e = NULL;
+	cli_session ss = {0};
 	json_t *ans = NULL;
 	const char **src = NULL;
 	size_t nsrc;
@@ -392,14 +461,15 @@ cmd_status(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	nsrc = cli_all(&a, "source", &src);
-	rc = open_ws(&a, false, &e, &err);
+	rc = open_ws(&a, false, &ss, &err);
 	if (rc == 0)
-		rc = cg_fed_status(cg_embed_fed(e), src, nsrc, &ans, &err);
+		rc = call(&ss, "status", base_args(NULL, NULL, src, nsrc),
+			  &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
 		render_status(ans);
 	json_decref(ans);
-	cg_embed_free(e);
+	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("status", &err);
 }

@@ -221,3 +221,26 @@ cg_realpath(const char *path)
 {
 	return realpath(path, NULL);
 }
+
+char *
+cg_default_cache_dir(void)
+{
+	const char *v = getenv("CORPUS_GW_CACHE");
+	char path[4096];
+
+	if (v != NULL && *v != '\0')
+		return strdup(v);
+	v = getenv("XDG_CACHE_HOME");
+	if (v != NULL && *v == '/') {
+		(void)snprintf(path, sizeof(path), "%s/corpus-gw", v);
+		return strdup(path);
+	}
+	v = getenv("HOME");
+	if (v != NULL && *v == '/') {
+		(void)snprintf(path, sizeof(path), "%s/.cache/corpus-gw", v);
+		return strdup(path);
+	}
+	(void)snprintf(path, sizeof(path), "/tmp/corpus-gw-%ld",
+		       (long)getuid());
+	return strdup(path);
+}

@@ -39,6 +39,11 @@ uint64_t cg_hash64(const void *p, size_t n);
 /* True when path is an existing directory (symlinks not followed). */
 bool cg_is_dir(const char *path);
 
+/* The default index cache directory: $CORPUS_GW_CACHE, else
+ * $XDG_CACHE_HOME/corpus-gw, else $HOME/.cache/corpus-gw, else
+ * /tmp/corpus-gw-<uid>; malloc'd. */
+char *cg_default_cache_dir(void);
+
 /* realpath(3) into a malloc'd string, NULL when it fails. */
 char *cg_realpath(const char *path);
 

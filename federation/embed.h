@@ -1,8 +1,9 @@
 /*
  * embed.h - a workspace served in-process: one node per repository of the
  * workspace (the root when it has a wiki, each sub-guild with a wiki) and
- * a federation over them.  This is the CLI's embedded mode; it runs the
- * same node and federation code as the gateway.
+ * a federation over them, the nodes called directly (no nng).  Used by
+ * unit tests and benchmarks that measure search without the transport;
+ * the CLI and the gateway use gateway.h, which goes through nng.
  */
 #ifndef CG_EMBED_H
 #define CG_EMBED_H
@@ -21,8 +22,5 @@ void cg_embed_free(cg_embed *e);
 cg_fed *cg_embed_fed(cg_embed *e);
 const cg_workspace *cg_embed_workspace(const cg_embed *e);
 
-/* The default cache directory: $CORPUS_GW_CACHE, else
- * $XDG_CACHE_HOME/corpus-gw, else $HOME/.cache/corpus-gw; malloc'd. */
-char *cg_default_cache_dir(void);
 
 #endif

@@ -35,6 +35,10 @@ typedef void (*cg_fed_broadcast_fn)(void *ctx, json_t *const *reqs,
 				    json_t **replies, cg_err *errs, size_t n,
 				    int deadline_ms);
 
+/* Deadlines of the rounds that are not queries (see op_deadline). */
+#define CG_FED_SYNC_DEADLINE_MS 600000
+#define CG_FED_GREP_DEADLINE_MS 60000
+
 typedef struct cg_fed_node {
 	const char *name;     /* node name */
 	const char *workspace; /* its workspace, NULL = the default one */

@@ -22,7 +22,6 @@
 
 #include "cg_buf.h"
 #include "cg_fs.h"
-#include "embed.h"
 #include "node.h"
 #include "server.h"
 #include "transport.h"
