@@ -38,16 +38,16 @@ cli_load_config(const cli_args *a, cg_config *cfg, cg_err *err)
 
 	if (ws != NULL && file != NULL)
 		return cg_err_set(err, CG_EINVAL,
-				  "give --workspace or --config, not both");
+		                  "give --workspace or --config, not both");
 	if (dl != NULL) {
 		char *end = NULL;
 		long v = strtol(dl, &end, 10);
 
 		if (end == dl || *end != '\0' || v < 1 || v > 60000)
 			return cg_err_set(err, CG_EINVAL,
-					  "invalid --deadline '%s' (valid: "
-					  "1-60000 ms)",
-					  dl);
+			                  "invalid --deadline '%s' (valid: "
+			                  "1-60000 ms)",
+			                  dl);
 		deadline = (int)v;
 	}
 	if (file != NULL) {
@@ -62,7 +62,7 @@ cli_load_config(const cli_args *a, cg_config *cfg, cg_err *err)
 		return rc;
 	}
 	return cg_config_for_workspace(cfg, ws ? ws : ".", cli_get(a, "cache"),
-				       cli_flag(a, "spawn"), deadline, err);
+	                               cli_flag(a, "spawn"), deadline, err);
 }
 
 /* The config's tokens as the HTTP layer wants them; acls[i] is token i's
@@ -118,8 +118,8 @@ run(const cli_args *a, cg_err *err)
 	go.config = &cfg;
 	rc = cg_gateway_open(&g, &go, err);
 	if (rc == 0) {
-		ho.listen = cli_get(a, "listen") ? cli_get(a, "listen")
-						 : cfg.listen;
+		ho.listen =
+		    cli_get(a, "listen") ? cli_get(a, "listen") : cfg.listen;
 		ho.fed = cg_gateway_fed(g);
 		if (make_tokens(&cfg, &tokens, &acls) != 0)
 			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
@@ -156,12 +156,12 @@ cmd_serve(int argc, char **argv)
 		return cli_fail("serve", &err);
 	if (cli_flag(&a, "help")) {
 		cli_usage("serve",
-			  "(--workspace DIR [--spawn] | --config FILE) "
-			  "[--listen URL]",
-			  "Runs the gateway: every node of the roster behind "
-			  "one HTTP endpoint\n(JSON API at /v1/, MCP at /mcp, "
-			  "/healthz, /metrics).",
-			  serve_opts, NOPTS);
+		          "(--workspace DIR [--spawn] | --config FILE) "
+		          "[--listen URL]",
+		          "Runs the gateway: every node of the roster behind "
+		          "one HTTP endpoint\n(JSON API at /v1/, MCP at /mcp, "
+		          "/healthz, /metrics).",
+		          serve_opts, NOPTS);
 		return 0;
 	}
 	rc = run(&a, &err);

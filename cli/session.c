@@ -27,8 +27,8 @@ cli_session_open(cli_session *s, const cli_args *a, cg_err *err)
 	if (cli_get(a, "gateway") != NULL) {
 		if (cli_get(a, "workspace") || cli_get(a, "config"))
 			return cg_err_set(err, CG_EINVAL,
-					  "--gateway talks to a running "
-					  "gateway: drop --workspace/--config");
+			                  "--gateway talks to a running "
+			                  "gateway: drop --workspace/--config");
 		s->remote = strdup(cli_get(a, "gateway"));
 		return s->remote ? 0 : cg_err_set(err, CG_ENOMEM, "oom");
 	}
@@ -82,13 +82,13 @@ cli_session_sync(cli_session *s, json_t **report, cg_err *err)
 
 		if (res != NULL)
 			json_object_update(*report,
-					   json_object_get(res, "sources"));
+			                   json_object_get(res, "sources"));
 		else
-			fprintf(stderr,
-				"corpus-gw: warning: node %s not synced: %s\n",
-				json_string_value(json_object_get(n, "node")),
-				json_string_value(
-				    json_object_get(n, "outcome")));
+			fprintf(
+			    stderr,
+			    "corpus-gw: warning: node %s not synced: %s\n",
+			    json_string_value(json_object_get(n, "node")),
+			    json_string_value(json_object_get(n, "outcome")));
 	}
 	json_decref(all);
 	return 0;
@@ -115,12 +115,11 @@ query_string(CURL *c, const json_t *args, cg_buf *url)
 		size_t n = json_is_array(v) ? json_array_size(v) : 1;
 
 		for (size_t i = 0; i < n; i++) {
-			const json_t *item = json_is_array(v)
-						 ? json_array_get(v, i)
-						 : v;
+			const json_t *item =
+			    json_is_array(v) ? json_array_get(v, i) : v;
 			char *text = json_is_string(item)
-					 ? strdup(json_string_value(item))
-					 : json_dumps(item, JSON_ENCODE_ANY);
+			                 ? strdup(json_string_value(item))
+			                 : json_dumps(item, JSON_ENCODE_ANY);
 			char *esc = text ? curl_easy_escape(c, text, 0) : NULL;
 
 			if (esc == NULL) {
@@ -138,7 +137,7 @@ query_string(CURL *c, const json_t *args, cg_buf *url)
 
 static int
 remote_call(const cli_session *s, const char *tool, const json_t *args,
-	    json_t **out, cg_err *err)
+            json_t **out, cg_err *err)
 {
 	CURL *c = curl_easy_init();
 	cg_buf url;
@@ -163,25 +162,27 @@ remote_call(const cli_session *s, const char *tool, const json_t *args,
 	cc = rc ? CURLE_OK : curl_easy_perform(c);
 	if (rc == 0 && cc != CURLE_OK)
 		rc = cg_err_set(err, CG_EUNAVAIL, "gateway %s: %s", s->remote,
-				curl_easy_strerror(cc));
+		                curl_easy_strerror(cc));
 	(void)curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	v = rc ? NULL : json_loadb(body.data ? body.data : "", body.len, 0,
-				   NULL);
+	v = rc ? NULL
+	       : json_loadb(body.data ? body.data : "", body.len, 0, NULL);
 	if (rc == 0 && v == NULL)
-		rc = cg_err_set(err, CG_EPROTO, "gateway %s: HTTP %ld, not JSON",
-				s->remote, status);
+		rc =
+		    cg_err_set(err, CG_EPROTO, "gateway %s: HTTP %ld, not JSON",
+		               s->remote, status);
 	if (rc == 0 && status != 200) {
 		const json_t *e = json_object_get(v, "error");
-		const char *code = json_string_value(json_object_get(e, "code"));
-		const char *msg = json_string_value(json_object_get(e, "message"));
+		const char *code =
+		    json_string_value(json_object_get(e, "code"));
+		const char *msg =
+		    json_string_value(json_object_get(e, "message"));
 
-		rc = cg_err_set(err,
-				code && strcmp(code, "invalid_input") == 0
-				    ? CG_EINVAL
-				: code && strcmp(code, "not_provisioned") == 0
-				    ? CG_ENOPROV
-				    : CG_ERR,
-				"%s", msg ? msg : "gateway error");
+		rc = cg_err_set(
+		    err,
+		    code && strcmp(code, "invalid_input") == 0     ? CG_EINVAL
+		    : code && strcmp(code, "not_provisioned") == 0 ? CG_ENOPROV
+		                                                   : CG_ERR,
+		    "%s", msg ? msg : "gateway error");
 		json_decref(v);
 		v = NULL;
 	}
@@ -194,7 +195,7 @@ remote_call(const cli_session *s, const char *tool, const json_t *args,
 
 int
 cli_session_call(cli_session *s, const char *tool, const json_t *args,
-		 json_t **out, cg_err *err)
+                 json_t **out, cg_err *err)
 {
 	if (s->remote != NULL)
 		return remote_call(s, tool, args, out, err);

@@ -19,7 +19,7 @@
 
 static int
 check_keys(const json_t *obj, const char *const *valid, const char *where,
-	   const char *file, cg_err *err)
+           const char *file, cg_err *err)
 {
 	const char *key;
 	json_t *v;
@@ -35,14 +35,14 @@ check_keys(const json_t *obj, const char *const *valid, const char *where,
 
 			for (i = 0; valid[i] != NULL; i++) {
 				strncat(list, i ? ", " : "",
-					sizeof(list) - strlen(list) - 1);
+				        sizeof(list) - strlen(list) - 1);
 				strncat(list, valid[i],
-					sizeof(list) - strlen(list) - 1);
+				        sizeof(list) - strlen(list) - 1);
 			}
 			return cg_err_set(err, CG_EINVAL,
-					  "%s: unknown key '%s' in %s "
-					  "(valid: %s)",
-					  file, key, where, list);
+			                  "%s: unknown key '%s' in %s "
+			                  "(valid: %s)",
+			                  file, key, where, list);
 		}
 	}
 	return 0;
@@ -50,7 +50,7 @@ check_keys(const json_t *obj, const char *const *valid, const char *where,
 
 static int
 get_str(const json_t *obj, const char *key, bool required, char **out,
-	const char *file, cg_err *err)
+        const char *file, cg_err *err)
 {
 	const json_t *v = json_object_get(obj, key);
 
@@ -58,13 +58,13 @@ get_str(const json_t *obj, const char *key, bool required, char **out,
 	if (v == NULL || json_is_null(v)) {
 		if (required)
 			return cg_err_set(err, CG_EINVAL,
-					  "%s: '%s' is required", file, key);
+			                  "%s: '%s' is required", file, key);
 		return 0;
 	}
 	if (!json_is_string(v) || *json_string_value(v) == '\0')
 		return cg_err_set(err, CG_EINVAL,
-				  "%s: '%s' must be a non-empty string", file,
-				  key);
+		                  "%s: '%s' must be a non-empty string", file,
+		                  key);
 	*out = strdup(json_string_value(v));
 	return *out ? 0 : cg_err_set(err, CG_ENOMEM, "out of memory");
 }
@@ -97,7 +97,7 @@ resolve_path(const char *file, const char *path)
 
 static int
 load_workspace(cg_conf_workspace *w, const json_t *o, const char *file,
-	       cg_err *err)
+               cg_err *err)
 {
 	static const char *const keys[] = {"name", "path", "spawn", NULL};
 	const json_t *spawn = json_object_get(o, "spawn");
@@ -106,7 +106,7 @@ load_workspace(cg_conf_workspace *w, const json_t *o, const char *file,
 
 	if (!json_is_object(o))
 		return cg_err_set(err, CG_EINVAL,
-				  "%s: each workspace must be a mapping", file);
+		                  "%s: each workspace must be a mapping", file);
 	rc = check_keys(o, keys, "a workspace", file, err);
 	if (rc == 0)
 		rc = get_str(o, "path", true, &path, file, err);
@@ -114,7 +114,7 @@ load_workspace(cg_conf_workspace *w, const json_t *o, const char *file,
 		rc = get_str(o, "name", false, &w->name, file, err);
 	if (rc == 0 && spawn != NULL && !json_is_boolean(spawn))
 		rc = cg_err_set(err, CG_EINVAL,
-				"%s: 'spawn' must be true or false", file);
+		                "%s: 'spawn' must be true or false", file);
 	if (rc == 0) {
 		w->spawn = json_is_true(spawn);
 		w->path = resolve_path(file, path);
@@ -135,7 +135,7 @@ static int
 load_node(cg_conf_node *n, const json_t *o, const char *file, cg_err *err)
 {
 	static const char *const keys[] = {"name", "url", "workspace",
-					   "sources", NULL};
+	                                   "sources", NULL};
 	const json_t *src = json_object_get(o, "sources");
 	size_t i;
 	const json_t *s;
@@ -143,7 +143,7 @@ load_node(cg_conf_node *n, const json_t *o, const char *file, cg_err *err)
 
 	if (!json_is_object(o))
 		return cg_err_set(err, CG_EINVAL,
-				  "%s: each node must be a mapping", file);
+		                  "%s: each node must be a mapping", file);
 	rc = check_keys(o, keys, "a node", file, err);
 	if (rc == 0)
 		rc = get_str(o, "name", true, &n->name, file, err);
@@ -153,9 +153,9 @@ load_node(cg_conf_node *n, const json_t *o, const char *file, cg_err *err)
 		rc = get_str(o, "workspace", true, &n->workspace, file, err);
 	if (rc == 0 && (!json_is_array(src) || json_array_size(src) == 0))
 		rc = cg_err_set(err, CG_EINVAL,
-				"%s: node '%s' needs 'sources', a list of the "
-				"source names it serves",
-				file, n->name);
+		                "%s: node '%s' needs 'sources', a list of the "
+		                "source names it serves",
+		                file, n->name);
 	if (rc != 0)
 		return rc;
 	n->sources = calloc(json_array_size(src) + 1, sizeof(char *));
@@ -165,9 +165,9 @@ load_node(cg_conf_node *n, const json_t *o, const char *file, cg_err *err)
 	{
 		if (!json_is_string(s))
 			return cg_err_set(err, CG_EINVAL,
-					  "%s: node '%s': sources must be "
-					  "strings",
-					  file, n->name);
+			                  "%s: node '%s': sources must be "
+			                  "strings",
+			                  file, n->name);
 		n->sources[n->nsources] = strdup(json_string_value(s));
 		if (n->sources[n->nsources++] == NULL)
 			return cg_err_set(err, CG_ENOMEM, "out of memory");
@@ -187,35 +187,35 @@ load_secret(cg_conf_token *t, const json_t *o, const char *file, cg_err *err)
 
 	if ((env == NULL) == (path == NULL))
 		return cg_err_set(err, CG_EINVAL,
-				  "%s: token '%s' needs exactly one of "
-				  "secret_env or secret_file",
-				  file, t->name);
+		                  "%s: token '%s' needs exactly one of "
+		                  "secret_env or secret_file",
+		                  file, t->name);
 	if (env != NULL) {
 		const char *v = getenv(env);
 
 		if (v == NULL || *v == '\0')
 			return cg_err_set(err, CG_EINVAL,
-					  "%s: token '%s': environment "
-					  "variable %s is not set",
-					  file, t->name, env);
+			                  "%s: token '%s': environment "
+			                  "variable %s is not set",
+			                  file, t->name, env);
 		text = strdup(v);
 	} else if (cg_file_read(path, 4096, &text, NULL, NULL) != 0) {
 		return cg_err_set(err, CG_EINVAL,
-				  "%s: token '%s': cannot read secret_file %s",
-				  file, t->name, path);
+		                  "%s: token '%s': cannot read secret_file %s",
+		                  file, t->name, path);
 	}
 	if (text == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	n = strlen(text);
 	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' ||
-			 text[n - 1] == ' '))
+	                 text[n - 1] == ' '))
 		text[--n] = '\0';
 	if (n < 16) {
 		free(text);
 		return cg_err_set(err, CG_EINVAL,
-				  "%s: token '%s': secret shorter than 16 "
-				  "characters",
-				  file, t->name);
+		                  "%s: token '%s': secret shorter than 16 "
+		                  "characters",
+		                  file, t->name);
 	}
 	t->secret = text;
 	return 0;
@@ -223,7 +223,7 @@ load_secret(cg_conf_token *t, const json_t *o, const char *file, cg_err *err)
 
 static int
 load_globs(const json_t *o, const char *key, json_t **out, const char *file,
-	   cg_err *err)
+           cg_err *err)
 {
 	const json_t *a = json_object_get(o, key);
 	size_t i;
@@ -234,13 +234,10 @@ load_globs(const json_t *o, const char *key, json_t **out, const char *file,
 		return 0;
 	if (!json_is_array(a))
 		return cg_err_set(err, CG_EINVAL,
-				  "%s: '%s' must be a list of uri globs", file,
-				  key);
-	json_array_foreach(a, i, g)
-		if (!json_is_string(g))
-			return cg_err_set(err, CG_EINVAL,
-					  "%s: '%s' must hold strings", file,
-					  key);
+		                  "%s: '%s' must be a list of uri globs", file,
+		                  key);
+	json_array_foreach(a, i, g) if (!json_is_string(g)) return cg_err_set(
+	    err, CG_EINVAL, "%s: '%s' must hold strings", file, key);
 	*out = json_incref((json_t *)a);
 	return 0;
 }
@@ -248,14 +245,13 @@ load_globs(const json_t *o, const char *key, json_t **out, const char *file,
 static int
 load_token(cg_conf_token *t, const json_t *o, const char *file, cg_err *err)
 {
-	static const char *const keys[] = {"name", "secret_env",
-					   "secret_file", "allow", "deny",
-					   NULL};
+	static const char *const keys[] = {"name",  "secret_env", "secret_file",
+	                                   "allow", "deny",       NULL};
 	int rc;
 
 	if (!json_is_object(o))
 		return cg_err_set(err, CG_EINVAL,
-				  "%s: each token must be a mapping", file);
+		                  "%s: each token must be a mapping", file);
 	rc = check_keys(o, keys, "a token", file, err);
 	if (rc == 0)
 		rc = get_str(o, "name", true, &t->name, file, err);
@@ -280,7 +276,7 @@ load_tokens(cg_config *c, const json_t *root, cg_err *err)
 		return 0;
 	if (!json_is_array(tokens))
 		return cg_err_set(err, CG_EINVAL, "%s: 'tokens' must be a list",
-				  c->path);
+		                  c->path);
 	c->tokens = calloc(json_array_size(tokens) + 1, sizeof(*c->tokens));
 	if (c->tokens == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
@@ -304,8 +300,8 @@ load_lists(cg_config *c, const json_t *root, cg_err *err)
 
 	if ((ws && !json_is_array(ws)) || (nodes && !json_is_array(nodes)))
 		return cg_err_set(err, CG_EINVAL,
-				  "%s: 'workspaces' and 'nodes' must be lists",
-				  c->path);
+		                  "%s: 'workspaces' and 'nodes' must be lists",
+		                  c->path);
 	c->workspaces = calloc(json_array_size(ws) + 1, sizeof(*c->workspaces));
 	c->nodes = calloc(json_array_size(nodes) + 1, sizeof(*c->nodes));
 	if (c->workspaces == NULL || c->nodes == NULL)
@@ -324,18 +320,18 @@ load_lists(cg_config *c, const json_t *root, cg_err *err)
 	}
 	if (rc == 0 && c->nworkspaces + c->nnodes == 0)
 		rc = cg_err_set(err, CG_EINVAL,
-				"%s: nothing to serve: give 'workspaces' or "
-				"'nodes'",
-				c->path);
+		                "%s: nothing to serve: give 'workspaces' or "
+		                "'nodes'",
+		                c->path);
 	return rc;
 }
 
 static int
 load_root(cg_config *c, const json_t *root, cg_err *err)
 {
-	static const char *const keys[] = {"listen", "deadline_ms", "cache",
-					   "workspaces", "nodes", "tokens",
-					   NULL};
+	static const char *const keys[] = {
+	    "listen", "deadline_ms", "cache", "workspaces",
+	    "nodes",  "tokens",      NULL};
 	const json_t *dl = json_object_get(root, "deadline_ms");
 	int rc = check_keys(root, keys, "the top level", c->path, err);
 
@@ -351,9 +347,9 @@ load_root(cg_config *c, const json_t *root, cg_err *err)
 		if (!json_is_integer(dl) || json_integer_value(dl) < 1 ||
 		    json_integer_value(dl) > 60000)
 			rc = cg_err_set(err, CG_EINVAL,
-					"%s: 'deadline_ms' must be an integer "
-					"from 1 to 60000",
-					c->path);
+			                "%s: 'deadline_ms' must be an integer "
+			                "from 1 to 60000",
+			                c->path);
 		else
 			c->deadline_ms = (int)json_integer_value(dl);
 	}
@@ -385,7 +381,7 @@ cg_config_load(cg_config *c, const char *path, cg_err *err)
 	cg_err_clear(&yerr);
 	if (cg_fm_parse(text, len, &root, &yerr) != CG_FM_OK) {
 		rc = cg_err_set(err, CG_EINVAL, "%s: not valid YAML: %s", path,
-				yerr.msg[0] ? yerr.msg : "unreadable");
+		                yerr.msg[0] ? yerr.msg : "unreadable");
 	} else {
 		rc = load_root(c, root, err);
 	}

@@ -6,13 +6,13 @@
  */
 #include "api.h"
 
-#include "acl.h"
-#include "fed_page.h"
-#include "fed_walk.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "acl.h"
+#include "fed_page.h"
+#include "fed_walk.h"
 
 static int
 check_args(const json_t *args, const char *const *valid, cg_err *err)
@@ -21,7 +21,8 @@ check_args(const json_t *args, const char *const *valid, cg_err *err)
 	json_t *v;
 
 	if (args != NULL && !json_is_object(args))
-		return cg_err_set(err, CG_EINVAL, "arguments must be an object");
+		return cg_err_set(err, CG_EINVAL,
+		                  "arguments must be an object");
 	json_object_foreach((json_t *)args, key, v)
 	{
 		size_t i = 0;
@@ -33,13 +34,13 @@ check_args(const json_t *args, const char *const *valid, cg_err *err)
 
 			for (i = 0; valid[i] != NULL; i++) {
 				strncat(list, i ? ", " : "",
-					sizeof(list) - strlen(list) - 1);
+				        sizeof(list) - strlen(list) - 1);
 				strncat(list, valid[i],
-					sizeof(list) - strlen(list) - 1);
+				        sizeof(list) - strlen(list) - 1);
 			}
 			return cg_err_set(err, CG_EINVAL,
-					  "unknown argument '%s' (valid: %s)",
-					  key, list);
+			                  "unknown argument '%s' (valid: %s)",
+			                  key, list);
 		}
 	}
 	return 0;
@@ -62,7 +63,7 @@ arg_str(const json_t *args, const char *key, const char **out, cg_err *err)
 /* A string or an array of strings, as a borrowed vector (max 64). */
 static int
 arg_list(const json_t *args, const char *key, const char **v, size_t *n,
-	 cg_err *err)
+         cg_err *err)
 {
 	const json_t *a = json_object_get(args, key);
 	size_t i;
@@ -77,14 +78,14 @@ arg_list(const json_t *args, const char *key, const char **v, size_t *n,
 	}
 	if (!json_is_array(a) || json_array_size(a) > 64)
 		return cg_err_set(err, CG_EINVAL,
-				  "'%s' must be a string or a list of at most "
-				  "64 strings",
-				  key);
+		                  "'%s' must be a string or a list of at most "
+		                  "64 strings",
+		                  key);
 	json_array_foreach(a, i, s)
 	{
 		if (!json_is_string(s))
 			return cg_err_set(err, CG_EINVAL,
-					  "'%s' must hold strings", key);
+			                  "'%s' must hold strings", key);
 		v[(*n)++] = json_string_value(s);
 	}
 	return 0;
@@ -92,7 +93,7 @@ arg_list(const json_t *args, const char *key, const char **v, size_t *n,
 
 static int
 arg_int(const json_t *args, const char *key, int lo, int hi, int *out,
-	cg_err *err)
+        cg_err *err)
 {
 	const json_t *v = json_object_get(args, key);
 
@@ -101,8 +102,8 @@ arg_int(const json_t *args, const char *key, int lo, int hi, int *out,
 	if (!json_is_integer(v) || json_integer_value(v) < lo ||
 	    json_integer_value(v) > hi)
 		return cg_err_set(err, CG_EINVAL,
-				  "'%s' must be an integer from %d to %d", key,
-				  lo, hi);
+		                  "'%s' must be an integer from %d to %d", key,
+		                  lo, hi);
 	*out = (int)json_integer_value(v);
 	return 0;
 }
@@ -136,7 +137,7 @@ tool_search(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 		rc = arg_str(args, "confidence", &r.filters.confidence, err);
 	if (rc == 0)
 		rc = arg_str(args, "updated_since", &r.filters.updated_since,
-			     err);
+		             err);
 	if (rc == 0)
 		rc = arg_str(args, "tag", &r.filters.tag, err);
 	if (rc == 0)
@@ -200,12 +201,12 @@ static const char *const list_args[] = {
     "prefix", "category", "owner", "confidence", "updated_since",
     "tag",    "source",   "limit", "offset",     NULL};
 static const char *const list_ints[] = {"limit", "offset", NULL};
-static const char *const map_args[] = {
-    "prefix", "category", "owner",  "confidence", "updated_since",
-    "tag",    "source",   "budget", NULL};
+static const char *const map_args[] = {"prefix",     "category",      "owner",
+                                       "confidence", "updated_since", "tag",
+                                       "source",     "budget",        NULL};
 static const char *const map_ints[] = {"budget", NULL};
-static const char *const grep_args[] = {"pattern", "fixed", "case_sensitive",
-					"max",	   "prefix", "source", NULL};
+static const char *const grep_args[] = {
+    "pattern", "fixed", "case_sensitive", "max", "prefix", "source", NULL};
 static const char *const grep_ints[] = {"max", NULL};
 static const char *const grep_bools[] = {"fixed", "case_sensitive", NULL};
 static const char *const status_args[] = {"source", NULL};
@@ -266,7 +267,7 @@ tool_map(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 		rc = arg_list(args, "source", sources, &r.nsources, err);
 	if (rc == 0)
 		rc = arg_int(args, "budget", CG_MAP_MIN_BUDGET,
-			     CG_MAP_MAX_BUDGET, &r.budget, err);
+		             CG_MAP_MAX_BUDGET, &r.budget, err);
 	r.sources = sources;
 	return rc ? rc : cg_fed_map(fed, &r, out, err);
 }
@@ -281,7 +282,7 @@ arg_bool(const json_t *args, const char *key, bool *out, cg_err *err)
 		return 0;
 	if (!json_is_boolean(v))
 		return cg_err_set(err, CG_EINVAL, "'%s' must be a boolean",
-				  key);
+		                  key);
 	*out = json_is_true(v);
 	return 0;
 }
@@ -325,17 +326,17 @@ tool_status(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	return rc ? rc : cg_fed_status(fed, sources, n, out, err);
 }
 
-#define FILTER_SCHEMA                                                        \
-	"\"category\":{\"type\":\"string\",\"enum\":[\"context\","         \
-	"\"standard\",\"product\",\"entity\",\"concept\",\"decision\","     \
-	"\"source\"]},\"owner\":{\"type\":\"string\"},"                     \
-	"\"confidence\":{\"type\":\"string\",\"enum\":[\"low\","           \
-	"\"medium\",\"high\"]},\"updated_since\":{\"type\":\"string\"},"    \
-	"\"tag\":{\"type\":\"string\"},\"source\":{\"type\":\"array\","    \
+#define FILTER_SCHEMA                                                    \
+	"\"category\":{\"type\":\"string\",\"enum\":[\"context\","       \
+	"\"standard\",\"product\",\"entity\",\"concept\",\"decision\","  \
+	"\"source\"]},\"owner\":{\"type\":\"string\"},"                  \
+	"\"confidence\":{\"type\":\"string\",\"enum\":[\"low\","         \
+	"\"medium\",\"high\"]},\"updated_since\":{\"type\":\"string\"}," \
+	"\"tag\":{\"type\":\"string\"},\"source\":{\"type\":\"array\","  \
 	"\"items\":{\"type\":\"string\"}}"
 
-#define URI_SCHEMA                                                           \
-	"\"uri\":{\"type\":\"string\",\"description\":"                       \
+#define URI_SCHEMA                                      \
+	"\"uri\":{\"type\":\"string\",\"description\":" \
 	"\"cg://<workspace>/<source>/<path> from a search hit\"}"
 
 /* --- the table ------------------------------------------------------------ */
@@ -450,7 +451,7 @@ cg_api_find(const char *name)
 
 int
 cg_api_call(cg_fed *fed, const char *name, const json_t *args, json_t **out,
-	    cg_err *err)
+            cg_err *err)
 {
 	const cg_api_tool *t = cg_api_find(name);
 	json_t *empty = NULL;
@@ -468,7 +469,7 @@ cg_api_call(cg_fed *fed, const char *name, const json_t *args, json_t **out,
 
 int
 cg_api_call_as(cg_fed *fed, const cg_acl *acl, const char *name,
-	       const json_t *args, json_t **out, cg_err *err)
+               const json_t *args, json_t **out, cg_err *err)
 {
 	cg_fed *view = NULL;
 	int rc;

@@ -452,7 +452,7 @@ api_route(cg_http *h, struct MHD_Connection *c, const char *name,
 	                                &a);
 	if (err.code == 0)
 		(void)cg_api_call_as(h->fed, rq->acl, t->name, a.args, &out,
-				     &err);
+		                     &err);
 	json_decref(a.args);
 	if (err.code != 0) {
 		status = cg_code_http(err.code);
@@ -484,7 +484,7 @@ route_mcp(cg_http *h, struct MHD_Connection *c, struct req *rq)
 
 	cg_buf_init(&out, 64u << 20);
 	cg_mcp_handle(h->fed, rq->acl, cg_buf_str(&rq->body), rq->body.len,
-		      &status, &out, &answer);
+	              &status, &out, &answer);
 	ok = send_text(c, status, "application/json", cg_buf_str(&out), out.len,
 	               NULL);
 	cg_metrics_request(h->metrics, "mcp", status, elapsed(&rq->start),
@@ -546,10 +546,6 @@ authenticate(const cg_http *h, struct MHD_Connection *c, struct req *rq)
 static enum MHD_Result
 route(cg_http *h, struct MHD_Connection *c, const char *url, struct req *rq)
 {
-	if (strcmp(url, "/healthz") != 0 && !authenticate(h, c, rq))
-		return send_error(c, 401, "unauthorized",
-				  "a valid 'Authorization: Bearer <token>' "
-				  "header is required");
 	if (strcmp(url, "/mcp") == 0)
 		return route_mcp(h, c, rq);
 	if (strcmp(url, "/healthz") == 0)
@@ -578,6 +574,14 @@ begin(cg_http *h, struct MHD_Connection *c, const char *url, const char *method,
 	if (screen(h, c, url, method, &ok)) {
 		conn_busy(h, c, 1);
 		return ok;
+	}
+	/* Authenticated on the headers alone: no body is read for a caller
+	 * without a valid token. */
+	if (strcmp(url, "/healthz") != 0 && !authenticate(h, c, rq)) {
+		conn_busy(h, c, 1);
+		return send_error(c, 401, "unauthorized",
+		                  "a valid 'Authorization: Bearer <token>' "
+		                  "header is required");
 	}
 	return MHD_YES;
 }

@@ -127,7 +127,7 @@ tools_list(void)
  * is a result with isError. */
 static json_t *
 tools_call(cg_fed *fed, const cg_acl *acl, const json_t *params,
-	   json_t **answer)
+           json_t **answer)
 {
 	const char *name = json_string_value(json_object_get(params, "name"));
 	const json_t *args = json_object_get(params, "arguments");
@@ -208,8 +208,7 @@ valid_id(const json_t *id)
  * response to the server; *status 400 for a message that is not a valid
  * request or names an unsupported version.
  */
-static json_t *
-handle_one(cg_fed *fed, const cg_acl *acl, const json_t *msg, int *status, json_t **answer)
+static json_t *X
 {
 	const json_t *id = json_object_get(msg, "id");
 	const char *method = json_string_value(json_object_get(msg, "method"));
@@ -270,8 +269,7 @@ write_reply(cg_buf *out, const json_t *reply)
 
 void
 cg_mcp_handle(cg_fed *fed, const cg_acl *acl, const char *body, size_t len,
-	      int *status,
-              cg_buf *out, json_t **answer)
+              int *status, cg_buf *out, json_t **answer)
 {
 	json_error_t jerr;
 	json_t *msg = json_loadb(

@@ -21,9 +21,8 @@ globs_ok(const json_t *a)
 		return 1;
 	if (!json_is_array(a) || json_array_size(a) > 256)
 		return 0;
-	json_array_foreach(a, i, g)
-		if (!json_is_string(g) || json_string_length(g) > 1024)
-			return 0;
+	json_array_foreach(a, i, g) if (!json_is_string(g) ||
+	                                json_string_length(g) > 1024) return 0;
 	return 1;
 }
 
@@ -61,8 +60,8 @@ json_t *
 cg_acl_json(const cg_acl *acl, const char *workspace)
 {
 	return json_pack("{s:s, s:O, s:O}", "workspace", workspace, "allow",
-			 acl->allow ? acl->allow : json_null(), "deny",
-			 acl->deny ? acl->deny : json_null());
+	                 acl->allow ? acl->allow : json_null(), "deny",
+	                 acl->deny ? acl->deny : json_null());
 }
 
 bool
@@ -70,7 +69,7 @@ cg_acl_active(const cg_acl *acl)
 {
 	return acl != NULL &&
 	       (json_array_size(acl->allow) > 0 ||
-		json_array_size(acl->deny) > 0 || json_is_array(acl->allow));
+	        json_array_size(acl->deny) > 0 || json_is_array(acl->allow));
 }
 
 static bool
@@ -79,9 +78,8 @@ any_match(const json_t *globs, const char *uri)
 	size_t i;
 	const json_t *g;
 
-	json_array_foreach(globs, i, g)
-		if (fnmatch(json_string_value(g), uri, 0) == 0)
-			return true;
+	json_array_foreach(globs, i, g) if (fnmatch(json_string_value(g), uri,
+	                                            0) == 0) return true;
 	return false;
 }
 
@@ -109,8 +107,8 @@ cg_acl_allows(const cg_acl *acl, const char *source, const char *path)
 		return false;
 	cg_buf_init(&b, 1 << 16);
 	if (cg_buf_printf(&b, "cg://%s/%s/%s",
-			  acl->workspace ? acl->workspace : "", source,
-			  path) != 0) {
+	                  acl->workspace ? acl->workspace : "", source,
+	                  path) != 0) {
 		cg_buf_fini(&b);
 		return false;
 	}
@@ -127,23 +125,24 @@ visible_fn(sqlite3_context *ctx, int n, sqlite3_value **v)
 
 	(void)n;
 	sqlite3_result_int(ctx, path != NULL &&
-				    cg_acl_allows(c->acl, c->source, path));
+	                            cg_acl_allows(c->acl, c->source, path));
 }
 
 int
 cg_acl_register(sqlite3 *db, const cg_acl_ctx *ctx)
 {
 	return sqlite3_create_function(db, "cg_visible", 1, SQLITE_UTF8,
-				       (void *)ctx, visible_fn, NULL, NULL);
+	                               (void *)ctx, visible_fn, NULL, NULL);
 }
 
-/* --- the gateway's re-check ------------------------------------------------ */
+/* --- the gateway's re-check ------------------------------------------------
+ */
 
 static bool
 item_hidden(const cg_acl *acl, const json_t *o)
 {
 	static const char *const keys[] = {"uri", "from", "target_uri",
-					   "winner", NULL};
+	                                   "winner", NULL};
 
 	for (size_t k = 0; keys[k] != NULL; k++) {
 		const char *u = json_string_value(json_object_get(o, keys[k]));
@@ -168,9 +167,7 @@ conflict_hidden(const cg_acl *acl, const json_t *o)
 
 	if (!json_is_array(pages) || json_object_get(o, "winner") == NULL)
 		return false;
-	json_array_foreach(pages, i, p)
-		if (item_hidden(acl, p))
-			return true;
+	json_array_foreach(pages, i, p) if (item_hidden(acl, p)) return true;
 	return item_hidden(acl, o);
 }
 
@@ -206,8 +203,8 @@ filter_value(const cg_acl *acl, json_t *v, int depth)
 		return filter_array(acl, v, depth);
 	if (!json_is_object(v))
 		return 0;
-	json_object_foreach(v, key, child)
-		removed += filter_value(acl, child, depth + 1);
+	json_object_foreach(v, key, child) removed +=
+	    filter_value(acl, child, depth + 1);
 	return removed;
 }
 
