@@ -208,7 +208,9 @@ valid_id(const json_t *id)
  * response to the server; *status 400 for a message that is not a valid
  * request or names an unsupported version.
  */
-static json_t *X
+static json_t *
+handle_one(cg_fed *fed, const cg_acl *acl, const json_t *msg, int *status,
+           json_t **answer)
 {
 	const json_t *id = json_object_get(msg, "id");
 	const char *method = json_string_value(json_object_get(msg, "method"));
