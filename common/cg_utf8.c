@@ -140,3 +140,41 @@ cg_utf8_clip(const char *p, size_t n, size_t max)
 		i--;
 	return i;
 }
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+char *
+cg_pct_decode(const char *s, size_t n, bool strict)
+{
+	char *out = malloc(n + 1);
+	size_t o = 0;
+
+	if (out == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		int hi = s[i] == '%' && i + 2 < n ? hexval(s[i + 1]) : -1;
+		int lo = hi >= 0 ? hexval(s[i + 2]) : -1;
+
+		if (hi >= 0 && lo >= 0 && (hi | lo) != 0) {
+			out[o++] = (char)(hi * 16 + lo);
+			i += 2;
+		} else if (strict && s[i] == '%') {
+			free(out);
+			return NULL;
+		} else {
+			out[o++] = s[i];
+		}
+	}
+	out[o] = '\0';
+	return out;
+}

@@ -35,4 +35,11 @@ char *cg_utf8_sanitize(const char *p, size_t n, size_t *out_len,
  * a code point in half. */
 size_t cg_utf8_clip(const char *p, size_t n, size_t max);
 
+/*
+ * Percent-decodes n bytes of s into a malloc'd NUL-terminated string.
+ * strict: a bad escape or an escaped NUL makes it return NULL; otherwise
+ * they are kept as written.  NULL also on allocation failure.
+ */
+char *cg_pct_decode(const char *s, size_t n, bool strict);
+
 #endif

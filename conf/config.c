@@ -14,38 +14,23 @@
 
 #include <jansson.h>
 
+#include "cg_args.h"
 #include "cg_fs.h"
 #include "frontmatter.h"
 
+/* Unknown keys are errors, naming the file and the valid keys. */
 static int
 check_keys(const json_t *obj, const char *const *valid, const char *where,
-           const char *file, cg_err *err)
+	   const char *file, cg_err *err)
 {
-	const char *key;
-	json_t *v;
+	char what[96];
+	cg_err e;
+	int rc;
 
-	json_object_foreach((json_t *)obj, key, v)
-	{
-		size_t i = 0;
-
-		while (valid[i] != NULL && strcmp(valid[i], key) != 0)
-			i++;
-		if (valid[i] == NULL) {
-			char list[256] = "";
-
-			for (i = 0; valid[i] != NULL; i++) {
-				strncat(list, i ? ", " : "",
-				        sizeof(list) - strlen(list) - 1);
-				strncat(list, valid[i],
-				        sizeof(list) - strlen(list) - 1);
-			}
-			return cg_err_set(err, CG_EINVAL,
-			                  "%s: unknown key '%s' in %s "
-			                  "(valid: %s)",
-			                  file, key, where, list);
-		}
-	}
-	return 0;
+	cg_err_clear(&e);
+	(void)snprintf(what, sizeof(what), "key in %s", where);
+	rc = cg_args_check(obj, valid, what, &e);
+	return rc ? cg_err_set(err, rc, "%s: %s", file, e.msg) : 0;
 }
 
 static int

@@ -9,50 +9,12 @@
 #include <string.h>
 
 #include "cg_buf.h"
+#include "cg_utf8.h"
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Percent-decodes s[0..n) into a new string; NULL on a bad escape or a
- * decoded NUL. */
 static char *
 decode(const char *s, size_t n)
 {
-	char *out = malloc(n + 1);
-	size_t o = 0;
-
-	if (out == NULL)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		int hi = -1;
-		int lo = -1;
-
-		if (s[i] != '%') {
-			out[o++] = s[i];
-			continue;
-		}
-		if (i + 2 < n) {
-			hi = hexval(s[i + 1]);
-			lo = hexval(s[i + 2]);
-		}
-		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
-			free(out);
-			return NULL;
-		}
-		out[o++] = (char)(hi * 16 + lo);
-		i += 2;
-	}
-	out[o] = '\0';
-	return out;
+	return cg_pct_decode(s, n, true);
 }
 
 int

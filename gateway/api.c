@@ -11,102 +11,9 @@
 #include <string.h>
 
 #include "acl.h"
+#include "cg_args.h"
 #include "fed_page.h"
 #include "fed_walk.h"
-
-static int
-check_args(const json_t *args, const char *const *valid, cg_err *err)
-{
-	const char *key;
-	json_t *v;
-
-	if (args != NULL && !json_is_object(args))
-		return cg_err_set(err, CG_EINVAL,
-		                  "arguments must be an object");
-	json_object_foreach((json_t *)args, key, v)
-	{
-		size_t i = 0;
-
-		while (valid[i] != NULL && strcmp(valid[i], key) != 0)
-			i++;
-		if (valid[i] == NULL) {
-			char list[512] = "";
-
-			for (i = 0; valid[i] != NULL; i++) {
-				strncat(list, i ? ", " : "",
-				        sizeof(list) - strlen(list) - 1);
-				strncat(list, valid[i],
-				        sizeof(list) - strlen(list) - 1);
-			}
-			return cg_err_set(err, CG_EINVAL,
-			                  "unknown argument '%s' (valid: %s)",
-			                  key, list);
-		}
-	}
-	return 0;
-}
-
-static int
-arg_str(const json_t *args, const char *key, const char **out, cg_err *err)
-{
-	const json_t *v = json_object_get(args, key);
-
-	*out = NULL;
-	if (v == NULL || json_is_null(v))
-		return 0;
-	if (!json_is_string(v))
-		return cg_err_set(err, CG_EINVAL, "'%s' must be a string", key);
-	*out = json_string_value(v);
-	return 0;
-}
-
-/* A string or an array of strings, as a borrowed vector (max 64). */
-static int
-arg_list(const json_t *args, const char *key, const char **v, size_t *n,
-         cg_err *err)
-{
-	const json_t *a = json_object_get(args, key);
-	size_t i;
-	const json_t *s;
-
-	*n = 0;
-	if (a == NULL || json_is_null(a))
-		return 0;
-	if (json_is_string(a)) {
-		v[(*n)++] = json_string_value(a);
-		return 0;
-	}
-	if (!json_is_array(a) || json_array_size(a) > 64)
-		return cg_err_set(err, CG_EINVAL,
-		                  "'%s' must be a string or a list of at most "
-		                  "64 strings",
-		                  key);
-	json_array_foreach(a, i, s)
-	{
-		if (!json_is_string(s))
-			return cg_err_set(err, CG_EINVAL,
-			                  "'%s' must hold strings", key);
-		v[(*n)++] = json_string_value(s);
-	}
-	return 0;
-}
-
-static int
-arg_int(const json_t *args, const char *key, int lo, int hi, int *out,
-        cg_err *err)
-{
-	const json_t *v = json_object_get(args, key);
-
-	if (v == NULL || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < lo ||
-	    json_integer_value(v) > hi)
-		return cg_err_set(err, CG_EINVAL,
-		                  "'%s' must be an integer from %d to %d", key,
-		                  lo, hi);
-	*out = (int)json_integer_value(v);
-	return 0;
-}
 
 /* --- search --------------------------------------------------------------- */
 
@@ -126,24 +33,24 @@ tool_search(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = check_args(args, search_args, err);
+	rc = cg_args_check(args, search_args, "argument", err);
 	if (rc == 0)
-		rc = arg_str(args, "q", &r.text, err);
+		rc = cg_args_str(args, "q", &r.text, err);
 	if (rc == 0)
-		rc = arg_str(args, "category", &r.filters.category, err);
+		rc = cg_args_str(args, "category", &r.filters.category, err);
 	if (rc == 0)
-		rc = arg_str(args, "owner", &r.filters.owner, err);
+		rc = cg_args_str(args, "owner", &r.filters.owner, err);
 	if (rc == 0)
-		rc = arg_str(args, "confidence", &r.filters.confidence, err);
+		rc = cg_args_str(args, "confidence", &r.filters.confidence, err);
 	if (rc == 0)
-		rc = arg_str(args, "updated_since", &r.filters.updated_since,
+		rc = cg_args_str(args, "updated_since", &r.filters.updated_since,
 		             err);
 	if (rc == 0)
-		rc = arg_str(args, "tag", &r.filters.tag, err);
+		rc = cg_args_str(args, "tag", &r.filters.tag, err);
 	if (rc == 0)
-		rc = arg_list(args, "source", sources, &r.nsources, err);
+		rc = cg_args_list(args, "source", sources, 64, &r.nsources, err);
 	if (rc == 0)
-		rc = arg_int(args, "limit", 1, 500, &r.limit, err);
+		rc = cg_args_int(args, "limit", 0, 1, 500, &r.limit, err);
 	if (rc == 0 && ex != NULL && !json_is_boolean(ex))
 		rc = cg_err_set(err, CG_EINVAL, "'explain' must be a boolean");
 	if (rc != 0)
@@ -166,7 +73,7 @@ static const char *const peek_lists[] = {"uris", NULL};
 static int
 tool_read(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
-	int rc = check_args(args, read_args, err);
+	int rc = cg_args_check(args, read_args, "argument", err);
 
 	return rc ? rc : cg_fed_read_json(fed, args, out, err);
 }
@@ -174,7 +81,7 @@ tool_read(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 static int
 tool_peek(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
-	int rc = check_args(args, peek_args, err);
+	int rc = cg_args_check(args, peek_args, "argument", err);
 
 	return rc ? rc : cg_fed_peek_json(fed, args, out, err);
 }
@@ -182,7 +89,7 @@ tool_peek(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 static int
 tool_links(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
-	int rc = check_args(args, uri_args, err);
+	int rc = cg_args_check(args, uri_args, "argument", err);
 
 	return rc ? rc : cg_fed_links_json(fed, args, out, err);
 }
@@ -190,7 +97,7 @@ tool_links(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 static int
 tool_resolve(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
-	int rc = check_args(args, name_args, err);
+	int rc = cg_args_check(args, name_args, "argument", err);
 
 	return rc ? rc : cg_fed_resolve_json(fed, args, out, err);
 }
@@ -214,16 +121,16 @@ static const char *const status_args[] = {"source", NULL};
 static int
 filter_args(const json_t *args, cg_filters *f, cg_err *err)
 {
-	int rc = arg_str(args, "category", &f->category, err);
+	int rc = cg_args_str(args, "category", &f->category, err);
 
 	if (rc == 0)
-		rc = arg_str(args, "owner", &f->owner, err);
+		rc = cg_args_str(args, "owner", &f->owner, err);
 	if (rc == 0)
-		rc = arg_str(args, "confidence", &f->confidence, err);
+		rc = cg_args_str(args, "confidence", &f->confidence, err);
 	if (rc == 0)
-		rc = arg_str(args, "updated_since", &f->updated_since, err);
+		rc = cg_args_str(args, "updated_since", &f->updated_since, err);
 	if (rc == 0)
-		rc = arg_str(args, "tag", &f->tag, err);
+		rc = cg_args_str(args, "tag", &f->tag, err);
 	return rc;
 }
 
@@ -235,17 +142,17 @@ tool_list(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = check_args(args, list_args, err);
+	rc = cg_args_check(args, list_args, "argument", err);
 	if (rc == 0)
-		rc = arg_str(args, "prefix", &r.prefix, err);
+		rc = cg_args_str(args, "prefix", &r.prefix, err);
 	if (rc == 0)
 		rc = filter_args(args, &r.filters, err);
 	if (rc == 0)
-		rc = arg_list(args, "source", sources, &r.nsources, err);
+		rc = cg_args_list(args, "source", sources, 64, &r.nsources, err);
 	if (rc == 0)
-		rc = arg_int(args, "limit", 1, 500, &r.limit, err);
+		rc = cg_args_int(args, "limit", 0, 1, 500, &r.limit, err);
 	if (rc == 0)
-		rc = arg_int(args, "offset", 0, 100000, &r.offset, err);
+		rc = cg_args_int(args, "offset", 0, 0, 100000, &r.offset, err);
 	r.sources = sources;
 	return rc ? rc : cg_fed_list(fed, &r, out, err);
 }
@@ -258,33 +165,18 @@ tool_map(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = check_args(args, map_args, err);
+	rc = cg_args_check(args, map_args, "argument", err);
 	if (rc == 0)
-		rc = arg_str(args, "prefix", &r.prefix, err);
+		rc = cg_args_str(args, "prefix", &r.prefix, err);
 	if (rc == 0)
 		rc = filter_args(args, &r.filters, err);
 	if (rc == 0)
-		rc = arg_list(args, "source", sources, &r.nsources, err);
+		rc = cg_args_list(args, "source", sources, 64, &r.nsources, err);
 	if (rc == 0)
-		rc = arg_int(args, "budget", CG_MAP_MIN_BUDGET,
+		rc = cg_args_int(args, "budget", 0, CG_MAP_MIN_BUDGET,
 		             CG_MAP_MAX_BUDGET, &r.budget, err);
 	r.sources = sources;
 	return rc ? rc : cg_fed_map(fed, &r, out, err);
-}
-
-static int
-arg_bool(const json_t *args, const char *key, bool *out, cg_err *err)
-{
-	const json_t *v = json_object_get(args, key);
-
-	*out = false;
-	if (v == NULL || json_is_null(v))
-		return 0;
-	if (!json_is_boolean(v))
-		return cg_err_set(err, CG_EINVAL, "'%s' must be a boolean",
-		                  key);
-	*out = json_is_true(v);
-	return 0;
 }
 
 static int
@@ -295,21 +187,21 @@ tool_grep(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = check_args(args, grep_args, err);
+	rc = cg_args_check(args, grep_args, "argument", err);
 	if (rc == 0)
-		rc = arg_str(args, "pattern", &r.pattern, err);
+		rc = cg_args_str(args, "pattern", &r.pattern, err);
 	if (rc == 0 && r.pattern == NULL)
 		rc = cg_err_set(err, CG_EINVAL, "'pattern' is required");
 	if (rc == 0)
-		rc = arg_bool(args, "fixed", &r.fixed, err);
+		rc = cg_args_bool(args, "fixed", &r.fixed, err);
 	if (rc == 0)
-		rc = arg_bool(args, "case_sensitive", &r.case_sensitive, err);
+		rc = cg_args_bool(args, "case_sensitive", &r.case_sensitive, err);
 	if (rc == 0)
-		rc = arg_int(args, "max", 1, 10000, &r.max, err);
+		rc = cg_args_int(args, "max", 0, 1, 10000, &r.max, err);
 	if (rc == 0)
-		rc = arg_str(args, "prefix", &r.prefix, err);
+		rc = cg_args_str(args, "prefix", &r.prefix, err);
 	if (rc == 0)
-		rc = arg_list(args, "source", sources, &r.nsources, err);
+		rc = cg_args_list(args, "source", sources, 64, &r.nsources, err);
 	r.sources = sources;
 	return rc ? rc : cg_fed_grep(fed, &r, out, err);
 }
@@ -319,10 +211,10 @@ tool_status(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
 	const char *sources[64];
 	size_t n = 0;
-	int rc = check_args(args, status_args, err);
+	int rc = cg_args_check(args, status_args, "argument", err);
 
 	if (rc == 0)
-		rc = arg_list(args, "source", sources, &n, err);
+		rc = cg_args_list(args, "source", sources, 64, &n, err);
 	return rc ? rc : cg_fed_status(fed, sources, n, out, err);
 }
 

@@ -19,6 +19,7 @@
 #include "cg_buf.h"
 #include "tools_page.h"
 #include "acl.h"
+#include "cg_utf8.h"
 
 /* Matches returned per name by the resolve operation. */
 #define RESOLVE_MAX 50
@@ -51,40 +52,11 @@ strip_md(const char *s)
 	return n;
 }
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A malloc'd percent-decoded copy; a bad escape or %00 is kept as is. */
 static char *
 pct_decode(const char *s)
 {
-	size_t n = strlen(s);
-	char *o = malloc(n + 1);
-	size_t k = 0;
-
-	for (size_t i = 0; o != NULL && i < n; i++) {
-		int hi = s[i] == '%' && i + 2 < n ? hexval(s[i + 1]) : -1;
-		int lo = hi >= 0 ? hexval(s[i + 2]) : -1;
-
-		if (hi >= 0 && lo >= 0 && (hi | lo) != 0) {
-			o[k++] = (char)(hi * 16 + lo);
-			i += 2;
-		} else {
-			o[k++] = s[i];
-		}
-	}
-	if (o != NULL)
-		o[k] = '\0';
-	return o;
+	return cg_pct_decode(s, strlen(s), false);
 }
 
 /* The folder of a repo-relative path, with its trailing "/" ("" at the

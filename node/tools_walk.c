@@ -12,6 +12,7 @@
 #include "tools_walk.h"
 
 #include "acl.h"
+#include "cg_args.h"
 
 #include <sys/stat.h>
 
@@ -36,53 +37,6 @@
 #define PREFIX_MAX               4096
 
 /* --- arguments ------------------------------------------------------------ */
-
-static int
-arg_int(const json_t *args, const char *key, int def, int min, int max,
-        int *out, cg_err *err)
-{
-	const json_t *v = json_object_get(args, key);
-
-	*out = def;
-	if (v == NULL || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < min ||
-	    json_integer_value(v) > max)
-		return cg_err_set(err, CG_EINVAL,
-		                  "%s must be an integer from %d to %d", key,
-		                  min, max);
-	*out = (int)json_integer_value(v);
-	return 0;
-}
-
-static int
-arg_str(const json_t *args, const char *key, const char **out, cg_err *err)
-{
-	const json_t *v = json_object_get(args, key);
-
-	*out = NULL;
-	if (v == NULL || json_is_null(v))
-		return 0;
-	if (!json_is_string(v))
-		return cg_err_set(err, CG_EINVAL, "%s must be a string", key);
-	*out = json_string_value(v);
-	return 0;
-}
-
-static int
-arg_bool(const json_t *args, const char *key, bool *out, cg_err *err)
-{
-	const json_t *v = json_object_get(args, key);
-
-	*out = false;
-	if (v == NULL || json_is_null(v))
-		return 0;
-	if (!json_is_boolean(v))
-		return cg_err_set(err, CG_EINVAL, "%s must be true or false",
-		                  key);
-	*out = json_is_true(v);
-	return 0;
-}
 
 /* A JSON string of s, with invalid UTF-8 replaced; null for NULL. */
 static json_t *
@@ -415,7 +369,7 @@ walk_args(const json_t *args, struct walk_q *q, const char **prefix,
 		return cg_err_set(err, CG_EINVAL, "filters must be an object");
 	if (cg_filters_validate(&q->f, err) != 0)
 		return CG_EINVAL;
-	return arg_str(args, "prefix", prefix, err);
+	return cg_args_str(args, "prefix", prefix, err);
 }
 
 /* Runs fn (list_rows or map_rows) on each source in scope; each
@@ -476,10 +430,10 @@ cg_walk_list(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	memset(&q, 0, sizeof(q));
 	rc = walk_args(args, &q, &prefix, err);
 	if (rc == 0)
-		rc = arg_int(args, "limit", CG_LIST_DEFAULT_LIMIT, 1,
+		rc = cg_args_int(args, "limit", CG_LIST_DEFAULT_LIMIT, 1,
 		             CG_LIST_MAX_LIMIT, &limit, err);
 	if (rc == 0)
-		rc = arg_int(args, "offset", 0, 0, CG_LIST_MAX_OFFSET, &offset,
+		rc = cg_args_int(args, "offset", 0, 0, CG_LIST_MAX_OFFSET, &offset,
 		             err);
 	if (rc != 0)
 		return rc;
@@ -571,7 +525,7 @@ cg_walk_map(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	memset(&q, 0, sizeof(q));
 	rc = walk_args(args, &q, &prefix, err);
 	if (rc == 0)
-		rc = arg_int(args, "per_category", MAP_DEFAULT_PER_CATEGORY, 1,
+		rc = cg_args_int(args, "per_category", MAP_DEFAULT_PER_CATEGORY, 1,
 		             MAP_MAX_PER_CATEGORY, &q.rows, err);
 	if (rc != 0)
 		return rc;
@@ -761,18 +715,18 @@ grep_args(const json_t *args, cg_grep_opts *o, int *max, const char **pre,
 	int rc;
 
 	memset(o, 0, sizeof(*o));
-	rc = arg_str(args, "pattern", &o->pattern, err);
+	rc = cg_args_str(args, "pattern", &o->pattern, err);
 	if (rc == 0 && o->pattern == NULL)
 		rc = cg_err_set(err, CG_EINVAL, "grep: pattern is required");
 	if (rc == 0)
-		rc = arg_bool(args, "fixed", &o->fixed, err);
+		rc = cg_args_bool(args, "fixed", &o->fixed, err);
 	if (rc == 0)
-		rc = arg_bool(args, "case_sensitive", &o->case_sensitive, err);
+		rc = cg_args_bool(args, "case_sensitive", &o->case_sensitive, err);
 	if (rc == 0)
-		rc = arg_int(args, "max", CG_GREP_DEFAULT_MAX, 1,
+		rc = cg_args_int(args, "max", CG_GREP_DEFAULT_MAX, 1,
 		             CG_GREP_MAX_MAX, max, err);
 	if (rc == 0)
-		rc = arg_str(args, "prefix", pre, err);
+		rc = cg_args_str(args, "prefix", pre, err);
 	return rc;
 }
 
