@@ -278,6 +278,19 @@ retired_apply(const cg_fed *f, struct round *r, json_t **sends, bool before)
 	(void)pthread_mutex_unlock(&m->mu);
 }
 
+/* The deadline of a round: a query round gets the configured one (well
+ * under a second); grep reads every page file and sync may index a whole
+ * wiki, so they get longer ones (they are not interactive queries). */
+static int
+op_deadline(const cg_fed *f, const char *op)
+{
+	if (strcmp(op, "sync") == 0)
+		return CG_FED_SYNC_DEADLINE_MS;
+	if (strcmp(op, "grep") == 0 && f->deadline_ms < CG_FED_GREP_DEADLINE_MS)
+		return CG_FED_GREP_DEADLINE_MS;
+	return f->deadline_ms;
+}
+
 /* Sends op with args (borrowed; "sources" set per node from scope) to
  * every node in scope. */
 static int
@@ -314,7 +327,7 @@ round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 	}
 	retired_apply(f, r, sends, true);
 	f->broadcast(f->ctx, sends, r->replies, r->errs, r->n,
-		     f->deadline_ms);
+		     op_deadline(f, op));
 	retired_apply(f, r, sends, false);
 	free(sends);
 	return 0;
