@@ -239,6 +239,69 @@ check_claims_problems(nng_socket s)
 	json_decref(r);
 }
 
+/* True when the reply's result, dumped, holds needle. */
+static bool
+result_has(const json_t *r, const char *needle)
+{
+	char *t = json_dumps(json_object_get(r, "result"), 0);
+	bool ok = t != NULL && strstr(t, needle) != NULL;
+
+	free(t);
+	return ok;
+}
+
+/* Every tool of the node answers over the wire (issue 3, acceptance 1):
+ * each op with arguments of its protocol shape, checked for content. */
+static void
+check_tools(nng_socket s)
+{
+	static const char *const page = WIKI "concepts/page-01.md";
+	json_t *a = json_pack("{s:s, s:s}", "source", "root", "path", page);
+	json_t *r = cgt_call_ok(s, "read", a, 30000);
+
+	assert_true(result_has(r, "Unique1"));
+	json_decref(r);
+	r = cgt_call_ok(s, "links", a, 30000);
+	assert_true(result_has(r, "page-01.md"));
+	json_decref(r);
+	json_decref(a);
+	a = json_pack("{s:[{s:s, s:s}]}", "items", "source", "root", "path",
+		      page);
+	r = cgt_call_ok(s, "peek", a, 30000);
+	assert_true(result_has(r, "Page 1"));
+	json_decref(r);
+	json_decref(a);
+	a = json_pack("{s:{s:s, s:s, s:[s]}}", "target", "source", "root",
+		      "path", page, "names", "page-01");
+	r = cgt_call_ok(s, "backlinks", a, 30000);
+	assert_true(json_is_array(
+	    json_object_get(json_object_get(r, "result"), "backlinks")));
+	json_decref(r);
+	json_decref(a);
+	a = json_pack("{s:[{s:s}]}", "names", "name", "page-01");
+	r = cgt_call_ok(s, "resolve", a, 30000);
+	assert_true(result_has(r, "page-01.md"));
+	json_decref(r);
+	json_decref(a);
+	a = json_pack("{s:i}", "limit", 50);
+	r = cgt_call_ok(s, "list", a, 30000);
+	assert_true(result_has(r, "page-01.md"));
+	json_decref(r);
+	json_decref(a);
+	r = cgt_call_ok(s, "map", NULL, 30000);
+	assert_true(result_has(r, "concept"));
+	json_decref(r);
+	a = json_pack("{s:s, s:b}", "pattern", "Unique7 marker", "fixed", 1);
+	r = cgt_call_ok(s, "grep", a, 30000);
+	assert_true(result_has(r, "page-07.md"));
+	json_decref(r);
+	json_decref(a);
+	r = cgt_call_ok(s, "status", NULL, 30000);
+	assert_true(json_array_size(json_object_get(
+			json_object_get(r, "result"), "sources")) >= 1);
+	json_decref(r);
+}
+
 static void
 test_ops_over_ipc(void **state)
 {
@@ -257,6 +320,7 @@ test_ops_over_ipc(void **state)
 	check_sync(s);
 	check_stats_search(s);
 	check_claims_problems(s);
+	check_tools(s);
 	nng_close(s);
 	cgt_node_stop(p, 30000);
 	/* The socket file does not outlive the node's listener. */
@@ -286,6 +350,7 @@ test_ops_over_tcp_port0(void **state)
 	check_sync(s);
 	check_stats_search(s);
 	check_claims_problems(s);
+	check_tools(s);
 	nng_close(s);
 	/* SIGINT stops it as cleanly as SIGTERM. */
 	cgt_proc_kill(p, SIGINT);
