@@ -40,7 +40,83 @@ struct cg_index {
 	int lockfd;	/* the writer lock file, -1 when closed */
 	cg_rank_ctx rank; /* read by cg_rank() */
 	cg_acl_ctx vis;	  /* read by cg_visible() */
+	/* The problems list, cached: computing it is a large query (every
+	 * link against every name) and every search reports it.  Valid
+	 * while the generation and SQLite's data_version (bumped by another
+	 * connection's commit) are unchanged and this handle has not synced
+	 * since. */
+	json_t *problems;
+	int64_t problems_gen;
+	int64_t problems_version;
+	/* Prepared statements of the query paths, by SQL text: preparing is
+	 * a large share of a query's cost (the parse), so each is prepared
+	 * once per connection. */
+	struct {
+		char *sql;
+		sqlite3_stmt *st;
+	} stmts[CG_INDEX_STMTS];
+	size_t nstmts;
 };
+
+static void
+stmts_drop(cg_index *idx)
+{
+	for (size_t i = 0; i < idx->nstmts; i++) {
+		sqlite3_finalize(idx->stmts[i].st);
+		free(idx->stmts[i].sql);
+	}
+	idx->nstmts = 0;
+}
+
+/* Replaces the live connection (db may be NULL): cached statements die
+ * with the old one. */
+static void
+set_db(cg_index *idx, sqlite3 *db)
+{
+	stmts_drop(idx);
+	sqlite3_close(idx->db);
+	idx->db = db;
+}
+
+void
+cg_index_stmts_reset(cg_index *idx)
+{
+	for (size_t i = 0; i < idx->nstmts; i++)
+		sqlite3_reset(idx->stmts[i].st);
+}
+
+sqlite3_stmt *
+cg_index_stmt(cg_index *idx, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	for (size_t i = 0; i < idx->nstmts; i++) {
+		if (strcmp(idx->stmts[i].sql, sql) != 0)
+			continue;
+		sqlite3_reset(idx->stmts[i].st);
+		sqlite3_clear_bindings(idx->stmts[i].st);
+		return idx->stmts[i].st;
+	}
+	if (idx->db == NULL ||
+	    sqlite3_prepare_v3(idx->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+			       &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (idx->nstmts == CG_INDEX_STMTS) {
+		/* Full: the oldest goes (the query paths use fewer). */
+		sqlite3_finalize(idx->stmts[0].st);
+		free(idx->stmts[0].sql);
+		memmove(&idx->stmts[0], &idx->stmts[1],
+			(CG_INDEX_STMTS - 1) * sizeof(idx->stmts[0]));
+		idx->nstmts--;
+	}
+	idx->stmts[idx->nstmts].sql = strdup(sql);
+	if (idx->stmts[idx->nstmts].sql == NULL) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	idx->stmts[idx->nstmts++].st = st;
+	return st;
+}
 
 static const char *const schema_sql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
@@ -494,7 +570,8 @@ cg_index_free(cg_index *idx)
 {
 	if (idx == NULL)
 		return;
-	sqlite3_close(idx->db);
+	set_db(idx, NULL);
+	json_decref(idx->problems);
 	if (idx->lockfd >= 0)
 		close(idx->lockfd);
 	free(idx->source);
@@ -574,8 +651,7 @@ rebuild_locked(cg_index *idx, const char *reason, cg_sync_stats *st,
 		unlink_gen(idx, gen);
 		return rc;
 	}
-	sqlite3_close(idx->db);
-	idx->db = db;
+	set_db(idx, db);
 	idx->gen = gen;
 	st->generation = gen;
 	st->rebuilt = 1;
@@ -615,9 +691,15 @@ follow_current(cg_index *idx)
 		sqlite3_close(db);
 		return;
 	}
-	sqlite3_close(idx->db);
-	idx->db = db;
+	set_db(idx, db);
 	idx->gen = cur;
+}
+
+static void
+problems_forget(cg_index *idx)
+{
+	json_decref(idx->problems);
+	idx->problems = NULL;
 }
 
 void
@@ -645,6 +727,8 @@ cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err)
 		goto out;
 	}
 	cg_err_clear(&local);
+	problems_forget(idx); /* this connection's commits do not bump
+				 data_version */
 	rc = cg_index_write_sync(idx->db, idx->repo, idx->wiki, st, &local);
 	if (rc == CG_ECORRUPT) {
 		char reason[CG_ERR_MSG_MAX + 16];
@@ -671,11 +755,8 @@ cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
 
 	*nrows = 0;
 	memset(tot, 0, sizeof(int64_t) * CG_NCOLS);
-	rc = sqlite3_prepare_v2(idx->db,
-				"SELECT cg_totals(sec) FROM sec LIMIT 1", -1,
-				&st, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_step(st);
+	st = cg_index_stmt(idx, "SELECT cg_totals(sec) FROM sec LIMIT 1");
+	rc = st ? sqlite3_step(st) : sqlite3_errcode(idx->db);
 	if (rc == SQLITE_ROW) {
 		const char *t = (const char *)sqlite3_column_text(st, 0);
 		long long v[CG_NCOLS + 1] = {0};
@@ -689,7 +770,8 @@ cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
 		}
 		rc = SQLITE_DONE;
 	}
-	sqlite3_finalize(st);
+	if (st != NULL)
+		sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
 		return cg_err_set(err,
 				  cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT
@@ -698,8 +780,34 @@ cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
 	return 0;
 }
 
+static int64_t
+data_version(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &st, NULL) ==
+		SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
 json_t *
 cg_index_problems(cg_index *idx)
 {
-	return cg_index_write_problems(idx->db);
+	int64_t v;
+
+	if (idx->db == NULL)
+		return json_array();
+	v = data_version(idx->db);
+	if (idx->problems == NULL || idx->problems_gen != idx->gen ||
+	    idx->problems_version != v || v < 0) {
+		problems_forget(idx);
+		idx->problems = cg_index_write_problems(idx->db);
+		idx->problems_gen = idx->gen;
+		idx->problems_version = v;
+	}
+	return json_deep_copy(idx->problems);
 }

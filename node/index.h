@@ -94,6 +94,18 @@ int cg_index_rebuild(cg_index *idx, const char *reason, cg_sync_stats *st,
  * request; a writer's sync does it itself. */
 void cg_index_refresh(cg_index *idx);
 
+/* Statements cached per connection (see cg_index_stmt). */
+#define CG_INDEX_STMTS 24
+
+/* A prepared statement for sql on the live connection, cached: reset and
+ * with its bindings cleared, owned by the index (never finalize it; reset
+ * it when done).  NULL when it cannot be prepared (sqlite3_errmsg of
+ * cg_index_db tells why).  Valid until the next sync or rebuild. */
+sqlite3_stmt *cg_index_stmt(cg_index *idx, const char *sql);
+/* Resets every cached statement: no read transaction outlives a request
+ * (a reader must see the next commit). */
+void cg_index_stmts_reset(cg_index *idx);
+
 /* The open connection (borrowed); NULL until a first generation exists. */
 sqlite3 *cg_index_db(cg_index *idx);
 /* The access policy of the request being answered (NULL: all visible);

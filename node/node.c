@@ -425,12 +425,24 @@ run_op(cg_node *n, int (*fn)(cg_node *, const json_t *, json_t *, cg_err *),
 		return cg_err_set(err, CG_EINVAL,
 				  "acl must be {workspace, allow: [globs], "
 				  "deny: [globs]}");
-	for (size_t i = 0; i < n->nsrc; i++)
+	for (size_t i = 0; i < n->nsrc; i++) {
 		cg_index_set_acl(n->src[i].idx,
 				 cg_acl_active(&acl) ? &acl : NULL);
+		/* One read transaction per request, not one per statement:
+		 * a consistent snapshot, and the locks are taken once. */
+		if (fn != op_sync && cg_index_db(n->src[i].idx) != NULL)
+			(void)sqlite3_exec(cg_index_db(n->src[i].idx), "BEGIN",
+					   NULL, NULL, NULL);
+	}
 	rc = fn(n, args, res, err);
-	for (size_t i = 0; i < n->nsrc; i++)
+	for (size_t i = 0; i < n->nsrc; i++) {
+		sqlite3 *db = cg_index_db(n->src[i].idx);
+
 		cg_index_set_acl(n->src[i].idx, NULL);
+		cg_index_stmts_reset(n->src[i].idx);
+		if (db != NULL && !sqlite3_get_autocommit(db))
+			(void)sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	}
 	cg_acl_fini(&acl);
 	return rc;
 }

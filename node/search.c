@@ -114,6 +114,14 @@ sql_err(cg_index *idx, int rc, const char *what, cg_err *err)
 			  sqlite3_errmsg(cg_index_db(idx)));
 }
 
+/* A cached statement of the index (cg_index_stmt): reset it, never
+ * finalize it. */
+static sqlite3_stmt *
+cached(cg_index *idx, const char *sql)
+{
+	return cg_index_stmt(idx, sql);
+}
+
 /* Rows whose any column holds the phrase (tokens joined by spaces). */
 static int
 count_rows(cg_index *idx, const char *phrase, int64_t *out, cg_err *err)
@@ -130,16 +138,16 @@ count_rows(cg_index *idx, const char *phrase, int64_t *out, cg_err *err)
 		cg_buf_fini(&expr);
 		return cg_err_set(err, rc, "search: phrase too long");
 	}
-	rc = sqlite3_prepare_v2(cg_index_db(idx),
-				"SELECT count(*) FROM sec WHERE sec MATCH ?1",
-				-1, &st, NULL);
+	st = cached(idx, "SELECT count(*) FROM sec WHERE sec MATCH ?1");
+	rc = st ? SQLITE_OK : sqlite3_errcode(cg_index_db(idx));
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, expr.data, (int)expr.len,
 				  SQLITE_STATIC);
 		rc = sqlite3_step(st);
 	}
 	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
+	if (st != NULL)
+		sqlite3_reset(st);
 	cg_buf_fini(&expr);
 	return rc == SQLITE_ROW ? 0 : sql_err(idx, rc, "stats", err);
 }
@@ -310,10 +318,11 @@ run_class(cg_index *idx, const cg_search_opts *o, enum cg_match m,
 		       "score DESC, p.updated_at DESC, p.conf_rank DESC, "
 		       "p.path",
 		       CG_SEC_SHIFT, filter_sql);
-	rc = sqlite3_prepare_v2(cg_index_db(idx), sql, -1, &st, NULL);
-	if (rc != SQLITE_OK) {
+	st = cached(idx, sql);
+	if (st == NULL) {
 		free(expr);
-		return sql_err(idx, rc, "prepare", err);
+		return sql_err(idx, sqlite3_errcode(cg_index_db(idx)),
+			       "prepare", err);
 	}
 	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
 	bind_filters(st, o->f);
@@ -336,7 +345,7 @@ run_class(cg_index *idx, const cg_search_opts *o, enum cg_match m,
 		rc = 0;
 	else
 		rc = sql_err(idx, rc, "match", err);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	free(expr);
 	return rc;
 }
@@ -379,10 +388,9 @@ snippet_col(cg_index *idx, const char *expr, int64_t rowid, int col)
 	sqlite3_stmt *st = NULL;
 	char *out = NULL;
 
-	if (sqlite3_prepare_v2(cg_index_db(idx),
-			       "SELECT snippet(sec, ?3, '**', '**', '…', 24) "
-			       "FROM sec WHERE sec MATCH ?1 AND rowid = ?2",
-			       -1, &st, NULL) != SQLITE_OK)
+	st = cached(idx, "SELECT snippet(sec, ?3, '**', '**', '…', 24) "
+			 "FROM sec WHERE sec MATCH ?1 AND rowid = ?2");
+	if (st == NULL)
 		return NULL;
 	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, rowid);
@@ -393,7 +401,7 @@ snippet_col(cg_index *idx, const char *expr, int64_t rowid, int col)
 		if (t != NULL && (col < 0 || strstr(t, "**") != NULL))
 			out = strdup(t);
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return out;
 }
 
@@ -514,13 +522,14 @@ add_hit(cg_index *idx, const cg_search_opts *o, const struct cand *c,
 	char *snip = NULL;
 	int rc;
 
-	rc = sqlite3_prepare_v2(cg_index_db(idx), page_sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return sql_err(idx, rc, "page", err);
+	st = cached(idx, page_sql);
+	if (st == NULL)
+		return sql_err(idx, sqlite3_errcode(cg_index_db(idx)), "page",
+			       err);
 	sqlite3_bind_int64(st, 1, c->page);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
+		sqlite3_reset(st);
 		return rc == SQLITE_DONE ? 0 : sql_err(idx, rc, "page", err);
 	}
 	h = hit_from_row(idx, st, followups);
@@ -529,7 +538,7 @@ add_hit(cg_index *idx, const cg_search_opts *o, const struct cand *c,
 	json_object_set_new(h, "snippet",
 			    snip ? json_string(snip)
 				 : col_json(st, 15));
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	free(snip);
 	json_object_set_new(h, "score", json_real(c->score));
 	json_object_set_new(h, "match", json_string(cg_match_name(c->m)));
@@ -584,14 +593,12 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 	const json_t *k;
 	int rc;
 
-	rc = sqlite3_prepare_v2(cg_index_db(idx),
-				"SELECT path, title, category, updated_at, "
-				"confidence, supersedes, body_hash, claim_key "
-				"FROM pages WHERE claim_key = ?1 AND "
-				"cg_visible(path)",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return sql_err(idx, rc, "claims", err);
+	st = cached(idx, "SELECT path, title, category, updated_at, "
+			 "confidence, supersedes, body_hash, claim_key "
+			 "FROM pages WHERE claim_key = ?1 AND cg_visible(path)");
+	if (st == NULL)
+		return sql_err(idx, sqlite3_errcode(cg_index_db(idx)), "claims",
+			       err);
 	json_array_foreach(keys, i, k)
 	{
 		if (!json_is_string(k))
@@ -619,6 +626,5 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 		}
 		sqlite3_reset(st);
 	}
-	sqlite3_finalize(st);
 	return 0;
 }
