@@ -81,8 +81,9 @@ typedef struct cli_session {
 
 int cli_session_open(cli_session *s, const cli_args *a, cg_err *err);
 void cli_session_close(cli_session *s);
-/* Embedded sessions: asks every node to catch up with its files first
- * (report: {source: sync stats}); remote: nothing to do. */
+/* Embedded sessions: asks the nodes this process runs to catch up with
+ * their files first (report: {source: sync stats}); remote nodes and a
+ * running gateway keep their own indexes current. */
 int cli_session_sync(cli_session *s, json_t **report, cg_err *err);
 /* Runs a tool of the API table (gateway/api.h). */
 int cli_session_call(cli_session *s, const char *tool, const json_t *args,

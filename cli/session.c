@@ -16,6 +16,7 @@
 #include "api.h"
 #include "cg_buf.h"
 #include "cli.h"
+#include "workspace.h"
 
 int
 cli_session_open(cli_session *s, const cli_args *a, cg_err *err)
@@ -41,10 +42,6 @@ cli_session_open(cli_session *s, const cli_args *a, cg_err *err)
 	rc = cg_gateway_open(&s->gw, &go, err);
 	if (rc == 0)
 		s->fed = cg_gateway_fed(s->gw);
-	/* One command is one request: a node that did not answer its first
-	 * round (the sync) is not waited on again by the search rounds. */
-	if (rc == 0 && cg_fed_set_one_shot(s->fed) != 0)
-		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
 	return rc;
 }
 
@@ -56,6 +53,65 @@ cli_session_close(cli_session *s)
 		cg_config_fini(&s->cfg);
 	free(s->remote);
 	memset(s, 0, sizeof(s[0]));
+}
+
+/* The sources this session runs itself, as "workspace/source": those of
+ * the configured workspaces.  A config's remote nodes are running
+ * services that keep their own indexes current (inotify, reconcile), as
+ * the nodes behind a running gateway do, so the sync does not ask them: a
+ * sync round may wait minutes (CG_FED_SYNC_DEADLINE_MS), and a stopped
+ * remote node must cost a query its deadline, not that. */
+static int
+local_sources(const cg_config *c, json_t *names, cg_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < c->nworkspaces; i++) {
+		cg_workspace ws;
+
+		rc = cg_workspace_load(&ws, c->workspaces[i].path, err);
+		for (size_t k = 0; rc == 0 && k < ws.nsources; k++) {
+			char name[512];
+
+			(void)snprintf(name, sizeof(name), "%s/%s",
+				       c->workspaces[i].name,
+				       ws.sources[k].name);
+			json_array_append_new(names, json_string(name));
+		}
+		if (rc == 0)
+			cg_workspace_fini(&ws);
+	}
+	return rc;
+}
+
+/* Syncs the session's own nodes (all of them without remote nodes). */
+static int
+sync_local(cli_session *s, json_t **all, cg_err *err)
+{
+	json_t *names = json_array();
+	const char **v = NULL;
+	size_t i;
+	const json_t *n;
+	int rc = 0;
+
+	if (s->cfg.nnodes > 0)
+		rc = local_sources(&s->cfg, names, err);
+	if (rc == 0 && json_array_size(names) > 0) {
+		v = calloc(json_array_size(names), sizeof(*v));
+		if (v == NULL)
+			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
+	json_array_foreach(names, i, n)
+		if (v != NULL)
+			v[i] = json_string_value(n);
+	if (rc == 0 && s->cfg.nnodes > 0 && v == NULL)
+		*all = json_pack("{s:[], s:b}", "nodes", "degraded", 0);
+	else if (rc == 0)
+		rc = cg_fed_call(s->fed, "sync", NULL, v,
+				 json_array_size(names), all, err);
+	free(v);
+	json_decref(names);
+	return rc;
 }
 
 /* A node that does not answer the sync is a warning, not a failure: the
@@ -72,7 +128,7 @@ cli_session_sync(cli_session *s, json_t **report, cg_err *err)
 	*report = NULL;
 	if (s->fed == NULL)
 		return 0; /* a running gateway keeps its nodes current */
-	rc = cg_fed_call(s->fed, "sync", NULL, NULL, 0, &all, err);
+	rc = sync_local(s, &all, err);
 	if (rc != 0)
 		return rc;
 	*report = json_object();

@@ -7,7 +7,6 @@
  */
 #include "fed.h"
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,14 +31,7 @@ struct cg_fed {
 	json_t *strs; /* owns every string of nodes[] */
 	atomic_llong next_id; /* request ids; broadcasts run concurrently */
 	const cg_acl *acl;    /* a view's access policy, sent to every node */
-	struct retired *retired; /* one_shot only (views share it) */
 	int is_view;	      /* shares everything above with its base */
-};
-
-/* A one-shot fed's memory of nodes that gave no reply (cg_fed_opts). */
-struct retired {
-	pthread_mutex_t mu;
-	cg_err *down; /* per node: the failure that retired it, or code 0 */
 };
 
 /* One round: per node, the reply's result or why there is none. */
@@ -97,25 +89,6 @@ cg_fed_new(cg_fed **out, const cg_fed_opts *o, cg_err *err)
 }
 
 int
-cg_fed_set_one_shot(cg_fed *f)
-{
-	struct retired *m;
-
-	if (f->retired != NULL)
-		return 0;
-	m = calloc(1, sizeof(*m));
-	if (m != NULL)
-		m->down = calloc(f->nnodes ? f->nnodes : 1, sizeof(*m->down));
-	if (m == NULL || m->down == NULL) {
-		free(m);
-		return CG_ENOMEM;
-	}
-	(void)pthread_mutex_init(&m->mu, NULL);
-	f->retired = m;
-	return 0;
-}
-
-int
 cg_fed_view_new(cg_fed **out, const cg_fed *base, const cg_acl *acl,
 		cg_err *err)
 {
@@ -146,11 +119,6 @@ cg_fed_free(cg_fed *f)
 	free(f->nodes);
 	json_decref(f->strs);
 	free(f->workspace);
-	if (f->retired != NULL) {
-		(void)pthread_mutex_destroy(&f->retired->mu);
-		free(f->retired->down);
-		free(f->retired);
-	}
 	free(f);
 }
 
@@ -251,33 +219,6 @@ round_fini(struct round *r)
 	free(r->errs);
 }
 
-/* One-shot feds (cg_fed_opts): before the broadcast (before true), a node
- * retired by an earlier call is not sent to (sends[i] cleared) and its
- * remembered failure is this round's; after it, a node that gave no reply
- * is retired. */
-static void
-retired_apply(const cg_fed *f, struct round *r, json_t **sends, bool before)
-{
-	struct retired *m = f->retired;
-
-	if (m == NULL)
-		return;
-	(void)pthread_mutex_lock(&m->mu);
-	for (size_t i = 0; i < r->n; i++) {
-		if (r->reqs[i] == NULL)
-			continue;
-		if (m->down[i].code != 0) {
-			sends[i] = NULL;
-			r->errs[i] = m->down[i];
-		} else if (!before && r->replies[i] == NULL) {
-			m->down[i] = r->errs[i];
-			if (m->down[i].code == 0)
-				m->down[i].code = CG_EUNAVAIL;
-		}
-	}
-	(void)pthread_mutex_unlock(&m->mu);
-}
-
 /* The deadline of a round: a query round gets the configured one (well
  * under a second); grep reads every page file and sync may index a whole
  * wiki, so they get longer ones (they are not interactive queries). */
@@ -297,18 +238,12 @@ static int
 round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 	  json_t *const *scope, cg_err *err)
 {
-	json_t **sends;
-
 	r->n = f->nnodes;
 	r->reqs = calloc(r->n ? r->n : 1, sizeof(*r->reqs));
 	r->replies = calloc(r->n ? r->n : 1, sizeof(*r->replies));
 	r->errs = calloc(r->n ? r->n : 1, sizeof(*r->errs));
-	sends = calloc(r->n ? r->n : 1, sizeof(*sends));
-	if (r->reqs == NULL || r->replies == NULL || r->errs == NULL ||
-	    sends == NULL) {
-		free(sends);
+	if (r->reqs == NULL || r->replies == NULL || r->errs == NULL)
 		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
-	}
 	for (size_t i = 0; i < r->n; i++) {
 		json_t *a;
 
@@ -323,13 +258,9 @@ round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 				       CG_PROTO_VERSION, "id",
 				       (json_int_t)(atomic_fetch_add(&f->next_id, 1) + 1), "op", op,
 				       "args", a);
-		sends[i] = r->reqs[i];
 	}
-	retired_apply(f, r, sends, true);
-	f->broadcast(f->ctx, sends, r->replies, r->errs, r->n,
+	f->broadcast(f->ctx, r->reqs, r->replies, r->errs, r->n,
 		     op_deadline(f, op));
-	retired_apply(f, r, sends, false);
-	free(sends);
 	return 0;
 }
 

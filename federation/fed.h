@@ -60,14 +60,6 @@ typedef struct cg_fed cg_fed;
 int cg_fed_new(cg_fed **out, const cg_fed_opts *opts, cg_err *err);
 void cg_fed_free(cg_fed *fed);
 
-/* Marks fed as serving a one-shot CLI run, where sync, search and the
- * tools are one user request: a node that gave no reply (timeout,
- * refused, reset, bad reply) is not asked again by any later call on this
- * fed; its first failure is reported instead, so a stopped node costs one
- * deadline per run.  Never for a long-running gateway, whose nodes come
- * back.  Call before the first request.  CG_ENOMEM or 0. */
-int cg_fed_set_one_shot(cg_fed *fed);
-
 /* A view of base for one caller: the same roster, and every request it
  * sends carries acl (borrowed; outlives the view), so nodes answer only
  * about the pages the caller may see.  Freed with cg_fed_free (which then
