@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,34 +166,24 @@ cg_mkdir_p(const char *dir, cg_err *err)
 	return 0;
 }
 
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
 int
 cg_rm_rf(const char *path)
 {
 	struct stat st;
-	DIR *d;
-	struct dirent *de;
 
 	if (lstat(path, &st) != 0)
 		return errno == ENOENT ? 0 : CG_EIO;
-	if (!S_ISDIR(st.st_mode))
-		return unlink(path) == 0 ? 0 : CG_EIO;
-	d = opendir(path);
-	if (d == NULL)
-		return CG_EIO;
-	while ((de = readdir(d)) != NULL) {
-		char *child;
-
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		child = cg_path_join(path, de->d_name);
-		if (child == NULL)
-			break;
-		(void)cg_rm_rf(child);
-		free(child);
-	}
-	closedir(d);
-	return rmdir(path) == 0 ? 0 : CG_EIO;
+	/* Depth first, symlinks removed as links, never followed. */
+	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : CG_EIO;
 }
 
 uint64_t
