@@ -89,6 +89,15 @@ int cli_session_sync(cli_session *s, json_t **report, cg_err *err);
 int cli_session_call(cli_session *s, const char *tool, const json_t *args,
 		     json_t **out, cg_err *err);
 
+/* Runs tool with args (taken, freed here) through the session. */
+int cli_session_tool(cli_session *s, const char *tool, json_t *args,
+		     json_t **out, cg_err *err);
+
+/* The string at o.k, "" when absent: for renderers. */
+const char *cli_str(const json_t *o, const char *k);
+/* The integer at o.k, 0 when absent. */
+long long cli_num(const json_t *o, const char *k);
+
 /* Renders a search answer for a person. */
 void cli_render_search(const json_t *ans, bool explain);
 

@@ -27,20 +27,6 @@ static const cli_opt page_opts[] = {
     {"help", false, false, "show this help"},
 };
 
-static const char *
-s(const json_t *o, const char *k)
-{
-	const char *v = json_string_value(json_object_get(o, k));
-
-	return v ? v : "";
-}
-
-static long long
-num(const json_t *o, const char *k)
-{
-	return (long long)json_integer_value(json_object_get(o, k));
-}
-
 /* Parses the command line; 1 when --help was printed, 0 to go on, or a
  * negative code. */
 static int
@@ -80,17 +66,6 @@ open_synced(const cli_args *a, const char *cmd, cli_session *ss, cg_err *err)
 	return 0;
 }
 
-/* Runs tool with args (taken) through the session. */
-static int
-call(cli_session *ss, const char *tool, json_t *args, json_t **ans,
-     cg_err *err)
-{
-	int rc = cli_session_call(ss, tool, args, ans, err);
-
-	json_decref(args);
-	return rc;
-}
-
 /* Prints the non-ok nodes and the followups of an answer. */
 static void
 render_receipt(const json_t *ans)
@@ -103,17 +78,17 @@ render_receipt(const json_t *ans)
 
 	json_array_foreach(nodes, i, v)
 	{
-		if (strcmp(s(v, "outcome"), "ok") != 0)
-			printf("  node %s: %s\n", s(v, "node"),
-			       s(v, "outcome"));
+		if (strcmp(cli_str(v, "outcome"), "ok") != 0)
+			printf("  node %s: %s\n", cli_str(v, "node"),
+			       cli_str(v, "outcome"));
 	}
 	if (json_array_size(fu) == 0)
 		return;
 	printf("\nFollowups:\n");
 	json_array_foreach(fu, i, v)
 	{
-		printf("- [%s] %s%s%s\n", s(v, "kind"), s(v, "message"),
-		       *s(v, "uri") ? " " : "", s(v, "uri"));
+		printf("- [%s] %s%s%s\n", cli_str(v, "kind"), cli_str(v, "message"),
+		       *cli_str(v, "uri") ? " " : "", cli_str(v, "uri"));
 	}
 }
 
@@ -171,7 +146,7 @@ cmd_read(int argc, char **argv)
 	if (rc == 0)
 		rc = open_synced(&a, "read", &ss, &err);
 	if (rc == 0)
-		rc = call(&ss, "read", read_args(&a), &ans, &err);
+		rc = cli_session_tool(&ss, "read", read_args(&a), &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
@@ -221,16 +196,16 @@ first_page_error(const json_t *ans, cg_err *err)
 static void
 render_link(const json_t *lk)
 {
-	bool wiki = strcmp(s(lk, "kind"), "wikilink") == 0;
+	bool wiki = strcmp(cli_str(lk, "kind"), "wikilink") == 0;
 
-	printf("  line %-5lld %s%s%s%s%s%s%s", num(lk, "line"),
-	       wiki ? "[[" : "(", s(lk, "target"), *s(lk, "anchor") ? "#" : "",
-	       s(lk, "anchor"), wiki && *s(lk, "text") ? "|" : "",
-	       wiki ? s(lk, "text") : "", wiki ? "]]" : ")");
+	printf("  line %-5lld %s%s%s%s%s%s%s", cli_num(lk, "line"),
+	       wiki ? "[[" : "(", cli_str(lk, "target"), *cli_str(lk, "anchor") ? "#" : "",
+	       cli_str(lk, "anchor"), wiki && *cli_str(lk, "text") ? "|" : "",
+	       wiki ? cli_str(lk, "text") : "", wiki ? "]]" : ")");
 	if (json_is_true(json_object_get(lk, "resolved")))
-		printf("  -> %s (%s)\n", s(lk, "uri"), s(lk, "match"));
+		printf("  -> %s (%s)\n", cli_str(lk, "uri"), cli_str(lk, "match"));
 	else
-		printf("  unresolved: %s\n", s(lk, "reason"));
+		printf("  unresolved: %s\n", cli_str(lk, "reason"));
 }
 
 static void
@@ -241,20 +216,20 @@ render_links(const json_t *ans)
 	const json_t *v;
 
 	printf("%s\n%s\n\nOutgoing links (%lld, %lld unresolved):\n",
-	       s(ans, "title"), s(ans, "uri"), num(c, "outgoing"),
-	       num(c, "unresolved"));
+	       cli_str(ans, "title"), cli_str(ans, "uri"), cli_num(c, "outgoing"),
+	       cli_num(c, "unresolved"));
 	json_array_foreach(json_object_get(ans, "outgoing"), i, v)
 	{
 		render_link(v);
 	}
-	printf("\nBacklinks (%lld):\n", num(c, "backlinks"));
+	printf("\nBacklinks (%lld):\n", cli_num(c, "backlinks"));
 	json_array_foreach(json_object_get(ans, "backlinks"), i, v)
 	{
-		bool wiki = strcmp(s(v, "kind"), "wikilink") == 0;
+		bool wiki = strcmp(cli_str(v, "kind"), "wikilink") == 0;
 
-		printf("  %s line %lld  %s%s%s  (%s)\n", s(v, "uri"),
-		       num(v, "line"), wiki ? "[[" : "(", s(v, "target"),
-		       wiki ? "]]" : ")", s(v, "title"));
+		printf("  %s line %lld  %s%s%s  (%s)\n", cli_str(v, "uri"),
+		       cli_num(v, "line"), wiki ? "[[" : "(", cli_str(v, "target"),
+		       wiki ? "]]" : ")", cli_str(v, "title"));
 	}
 	render_receipt(ans);
 }
@@ -283,7 +258,7 @@ cmd_links(int argc, char **argv)
 	if (rc == 0)
 		rc = open_synced(&a, "links", &ss, &err);
 	if (rc == 0)
-		rc = call(&ss, "links", json_pack("{s:s}", "uri", a.pos[0]),
+		rc = cli_session_tool(&ss, "links", json_pack("{s:s}", "uri", a.pos[0]),
 			  &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
@@ -301,26 +276,26 @@ render_peek_page(const json_t *p)
 	const json_t *v;
 
 	if (json_object_get(p, "error") != NULL) {
-		printf("%s\n  error: %s\n\n", s(p, "uri"),
-		       s(json_object_get(p, "error"), "message"));
+		printf("%s\n  error: %s\n\n", cli_str(p, "uri"),
+		       cli_str(json_object_get(p, "error"), "message"));
 		return;
 	}
-	printf("%s\n  %s\n  %s", s(p, "title"), s(p, "uri"),
-	       *s(p, "category") ? s(p, "category") : "uncategorised");
+	printf("%s\n  %s\n  %s", cli_str(p, "title"), cli_str(p, "uri"),
+	       *cli_str(p, "category") ? cli_str(p, "category") : "uncategorised");
 	json_array_foreach(json_object_get(p, "tags"), i, v)
 	{
 		printf("%s%s", i == 0 ? " · tags: " : ", ",
 		       json_string_value(v));
 	}
-	printf(" · %lld lines\n", num(p, "nlines"));
-	if (*s(p, "first_line"))
-		printf("  first line: %s\n", s(p, "first_line"));
+	printf(" · %lld lines\n", cli_num(p, "nlines"));
+	if (*cli_str(p, "first_line"))
+		printf("  first line: %s\n", cli_str(p, "first_line"));
 	json_array_foreach(json_object_get(p, "headings"), i, v)
 	{
 		printf("  %*s%.*s %s (line %lld)\n",
-		       (int)(2 * (num(v, "level") - 1)), "",
-		       (int)num(v, "level"), "######", s(v, "text"),
-		       num(v, "line"));
+		       (int)(2 * (cli_num(v, "level") - 1)), "",
+		       (int)cli_num(v, "level"), "######", cli_str(v, "text"),
+		       cli_num(v, "line"));
 	}
 	json_array_foreach(json_object_get(p, "links"), i, v)
 	{
@@ -351,7 +326,7 @@ cmd_peek(int argc, char **argv)
 	if (rc == 0)
 		rc = open_synced(&a, "peek", &ss, &err);
 	if (rc == 0)
-		rc = call(&ss, "peek", uris_json(&a), &ans, &err);
+		rc = cli_session_tool(&ss, "peek", uris_json(&a), &ans, &err);
 	if (rc == 0)
 		rc = first_page_error(ans, &err);
 	/* A page that failed is in the answer: print it, then fail. */
@@ -381,12 +356,12 @@ render_resolve(const json_t *ans)
 	const json_t *m;
 
 	if (json_array_size(json_object_get(ans, "matches")) == 0)
-		printf("no page matches '%s'. %s\n", s(ans, "lookup"),
-		       s(ans, "note"));
+		printf("no page matches '%s'. %s\n", cli_str(ans, "lookup"),
+		       cli_str(ans, "note"));
 	json_array_foreach(json_object_get(ans, "matches"), i, m)
 	{
-		printf("%-6s %s  %s\n", s(m, "match"), s(m, "uri"),
-		       s(m, "title"));
+		printf("%-6s %s  %s\n", cli_str(m, "match"), cli_str(m, "uri"),
+		       cli_str(m, "title"));
 	}
 	render_receipt(ans);
 }
@@ -415,7 +390,7 @@ cmd_resolve(int argc, char **argv)
 	if (rc == 0)
 		rc = open_synced(&a, "resolve", &ss, &err);
 	if (rc == 0)
-		rc = call(&ss, "resolve", json_pack("{s:s}", "name", a.pos[0]),
+		rc = cli_session_tool(&ss, "resolve", json_pack("{s:s}", "name", a.pos[0]),
 			  &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);

@@ -60,20 +60,6 @@ static const cli_opt status_opts[] = {
 /* --- shared ----------------------------------------------------------------
  */
 
-static const char *
-s(const json_t *o, const char *k)
-{
-	const char *v = json_string_value(json_object_get(o, k));
-
-	return v ? v : "";
-}
-
-static long long
-n_of(const json_t *o, const char *k)
-{
-	return (long long)json_integer_value(json_object_get(o, k));
-}
-
 /* Parses an optional integer option into *out (unchanged when absent). */
 static int
 opt_int(const cli_args *a, const char *name, long min, long max, int *out,
@@ -134,7 +120,7 @@ print_followups(const json_t *ans)
 	size_t i;
 
 	json_array_foreach(fu, i, f)
-	    printf("- [%s] %s\n", s(f, "kind"), s(f, "message"));
+	    printf("- [%s] %s\n", cli_str(f, "kind"), cli_str(f, "message"));
 }
 
 /* Opens the session (embedded gateway or --gateway); syncs the indexes
@@ -177,17 +163,6 @@ set_int(json_t *v, const char *key, int n)
 		json_object_set_new(v, key, json_integer(n));
 }
 
-/* Runs tool with args (taken). */
-static int
-call(cli_session *ss, const char *tool, json_t *args, json_t **ans,
-     cg_err *err)
-{
-	int rc = cli_session_call(ss, tool, args, ans, err);
-
-	json_decref(args);
-	return rc;
-}
-
 /* --- list ------------------------------------------------------------------
  */
 
@@ -200,23 +175,23 @@ render_list(const json_t *ans)
 
 	json_array_foreach(items, i, it)
 	{
-		printf("%s\n    %s", s(it, "uri"), s(it, "title"));
-		printf(" · %s", *s(it, "category") ? s(it, "category")
+		printf("%s\n    %s", cli_str(it, "uri"), cli_str(it, "title"));
+		printf(" · %s", *cli_str(it, "category") ? cli_str(it, "category")
 		                                   : "uncategorised");
-		if (*s(it, "confidence"))
-			printf(" · %s", s(it, "confidence"));
-		if (*s(it, "updated_at"))
-			printf(" · updated %s", s(it, "updated_at"));
+		if (*cli_str(it, "confidence"))
+			printf(" · %s", cli_str(it, "confidence"));
+		if (*cli_str(it, "updated_at"))
+			printf(" · updated %s", cli_str(it, "updated_at"));
 		printf("\n");
 	}
 	if (json_array_size(items) == 0)
 		printf("no pages\n");
 	else
-		printf("\npages %lld-%lld of %lld", n_of(ans, "offset") + 1,
-		       n_of(ans, "offset") + (long long)json_array_size(items),
-		       n_of(ans, "total"));
+		printf("\npages %lld-%lld of %lld", cli_num(ans, "offset") + 1,
+		       cli_num(ans, "offset") + (long long)json_array_size(items),
+		       cli_num(ans, "total"));
 	if (json_is_integer(json_object_get(ans, "next_offset")))
-		printf("; next: --offset %lld", n_of(ans, "next_offset"));
+		printf("; next: --offset %lld", cli_num(ans, "next_offset"));
 	printf("\n");
 	print_followups(ans);
 }
@@ -282,7 +257,7 @@ cmd_list(int argc, char **argv)
 	if (rc == 0)
 		rc = open_ws(&a, true, &ss, &err);
 	if (rc == 0)
-		rc = call(&ss, "list", list_args(&r), &ans, &err);
+		rc = cli_session_tool(&ss, "list", list_args(&r), &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
@@ -322,11 +297,11 @@ cmd_map(int argc, char **argv)
 	if (rc == 0)
 		rc = open_ws(&a, true, &ss, &err);
 	if (rc == 0)
-		rc = call(&ss, "map", map_args(&r), &ans, &err);
+		rc = cli_session_tool(&ss, "map", map_args(&r), &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
-		fputs(*s(ans, "text") ? s(ans, "text") : "no pages\n", stdout);
+		fputs(*cli_str(ans, "text") ? cli_str(ans, "text") : "no pages\n", stdout);
 	json_decref(ans);
 	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("map", &err);
@@ -342,19 +317,19 @@ render_grep(const json_t *ans)
 	size_t i;
 
 	json_array_foreach(json_object_get(ans, "matches"), i, m)
-	    printf("%s/%s:%lld: %s\n", s(m, "source"), s(m, "path"),
-	           n_of(m, "line"), s(m, "text"));
+	    printf("%s/%s:%lld: %s\n", cli_str(m, "source"), cli_str(m, "path"),
+	           cli_num(m, "line"), cli_str(m, "text"));
 	printf("\n%lld matching line(s) in %lld file(s); %lld file(s) "
 	       "searched",
-	       n_of(ans, "total"), n_of(ans, "files_with_matches"),
-	       n_of(ans, "files_searched"));
+	       cli_num(ans, "total"), cli_num(ans, "files_with_matches"),
+	       cli_num(ans, "files_searched"));
 	if (json_is_true(json_object_get(ans, "truncated")))
 		printf("; first %zu shown (truncated)",
 		       json_array_size(json_object_get(ans, "matches")));
 	printf("\n");
 	json_array_foreach(json_object_get(ans, "skipped"), i, m)
-	    printf("skipped %s/%s: %s\n", s(m, "source"), s(m, "path"),
-	           s(m, "reason"));
+	    printf("skipped %s/%s: %s\n", cli_str(m, "source"), cli_str(m, "path"),
+	           cli_str(m, "reason"));
 	print_followups(ans);
 }
 
@@ -386,7 +361,7 @@ cmd_grep(int argc, char **argv)
 	if (rc == 0)
 		rc = open_ws(&a, false, &ss, &err);
 	if (rc == 0)
-		rc = call(&ss, "grep", grep_args(&r), &ans, &err);
+		rc = cli_session_tool(&ss, "grep", grep_args(&r), &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
@@ -406,17 +381,17 @@ render_source_status(const json_t *src)
 	const json_t *e;
 	size_t i;
 
-	printf("  %s: generation %lld", s(src, "source"),
-	       n_of(src, "generation"));
+	printf("  %s: generation %lld", cli_str(src, "source"),
+	       cli_num(src, "generation"));
 	if (json_is_true(json_object_get(src, "ready")))
 		printf(", %lld pages, %lld sections, %lld problems, db %lld "
 		       "KiB\n    last sync %s (%lld s ago), generation "
 		       "written %lld s ago\n",
-		       n_of(src, "pages"), n_of(src, "sections"),
-		       n_of(src, "problems"),
-		       (n_of(src, "db_bytes") + 1023) / 1024,
-		       *s(src, "last_sync") ? s(src, "last_sync") : "never",
-		       n_of(src, "index_age_s"), n_of(src, "generation_age_s"));
+		       cli_num(src, "pages"), cli_num(src, "sections"),
+		       cli_num(src, "problems"),
+		       (cli_num(src, "db_bytes") + 1023) / 1024,
+		       *cli_str(src, "last_sync") ? cli_str(src, "last_sync") : "never",
+		       cli_num(src, "index_age_s"), cli_num(src, "generation_age_s"));
 	else
 		printf(", not indexed\n");
 	json_array_foreach(errs, i, e)
@@ -429,13 +404,13 @@ render_status(const json_t *ans)
 	const json_t *n;
 	size_t i;
 
-	printf("workspace %s\n", s(ans, "workspace"));
+	printf("workspace %s\n", cli_str(ans, "workspace"));
 	json_array_foreach(json_object_get(ans, "nodes"), i, n)
 	{
 		const json_t *src;
 		size_t k;
 
-		printf("node %s: %s\n", s(n, "node"), s(n, "outcome"));
+		printf("node %s: %s\n", cli_str(n, "node"), cli_str(n, "outcome"));
 		json_array_foreach(json_object_get(n, "sources"), k, src)
 		    render_source_status(src);
 	}
@@ -463,7 +438,7 @@ cmd_status(int argc, char **argv)
 	nsrc = cli_all(&a, "source", &src);
 	rc = open_ws(&a, false, &ss, &err);
 	if (rc == 0)
-		rc = call(&ss, "status", base_args(NULL, NULL, src, nsrc),
+		rc = cli_session_tool(&ss, "status", base_args(NULL, NULL, src, nsrc),
 			  &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);

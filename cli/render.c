@@ -8,34 +8,26 @@
 
 #include "cli.h"
 
-static const char *
-s(const json_t *o, const char *k)
-{
-	const char *v = json_string_value(json_object_get(o, k));
-
-	return v ? v : "";
-}
-
 static void
 render_hit(size_t i, const json_t *h, bool explain)
 {
 	const json_t *lr = json_object_get(h, "line_range");
-	const char *snip = s(h, "snippet");
+	const char *snip = cli_str(h, "snippet");
 
-	printf("%zu. %s\n", i + 1, s(h, "title"));
-	printf("   %s/%s  %s:%lld-%lld\n", s(h, "workspace"), s(h, "source"),
-	       s(h, "path"), (long long)json_integer_value(json_array_get(lr, 0)),
+	printf("%zu. %s\n", i + 1, cli_str(h, "title"));
+	printf("   %s/%s  %s:%lld-%lld\n", cli_str(h, "workspace"), cli_str(h, "source"),
+	       cli_str(h, "path"), (long long)json_integer_value(json_array_get(lr, 0)),
 	       (long long)json_integer_value(json_array_get(lr, 1)));
-	printf("   %s", *s(h, "category") ? s(h, "category") : "uncategorised");
-	if (*s(h, "confidence"))
-		printf(" · %s confidence", s(h, "confidence"));
-	if (*s(h, "updated_at"))
-		printf(" · updated %s", s(h, "updated_at"));
-	if (*s(h, "owner"))
-		printf(" · owner %s", s(h, "owner"));
+	printf("   %s", *cli_str(h, "category") ? cli_str(h, "category") : "uncategorised");
+	if (*cli_str(h, "confidence"))
+		printf(" · %s confidence", cli_str(h, "confidence"));
+	if (*cli_str(h, "updated_at"))
+		printf(" · updated %s", cli_str(h, "updated_at"));
+	if (*cli_str(h, "owner"))
+		printf(" · owner %s", cli_str(h, "owner"));
 	if (json_is_true(json_object_get(h, "expired")))
-		printf(" · EXPIRED %s", s(h, "expires_at"));
-	printf(" · %s match\n", s(h, "match"));
+		printf(" · EXPIRED %s", cli_str(h, "expires_at"));
+	printf(" · %s match\n", cli_str(h, "match"));
 	if (*snip) {
 		printf("   ");
 		for (const char *p = snip; *p; p++)
@@ -61,13 +53,13 @@ render_conflicts(const json_t *conflicts)
 		size_t k;
 		const json_t *p;
 
-		printf("- \"%s\": winner %s — %s\n", s(c, "title"),
-		       s(c, "winner"), s(c, "resolution"));
+		printf("- \"%s\": winner %s — %s\n", cli_str(c, "title"),
+		       cli_str(c, "winner"), cli_str(c, "resolution"));
 		json_array_foreach(json_object_get(c, "pages"), k, p)
 			printf("    %s (updated %s, confidence %s)\n",
-			       s(p, "uri"),
-			       *s(p, "updated_at") ? s(p, "updated_at") : "-",
-			       *s(p, "confidence") ? s(p, "confidence") : "-");
+			       cli_str(p, "uri"),
+			       *cli_str(p, "updated_at") ? cli_str(p, "updated_at") : "-",
+			       *cli_str(p, "confidence") ? cli_str(p, "confidence") : "-");
 	}
 }
 
@@ -85,8 +77,8 @@ render_evidence(const json_t *ev)
 		   json_object_get(ev, "candidates_walked")),
 	       json_array_size(json_object_get(ev, "sources_asked")));
 	json_array_foreach(nodes, i, n)
-		if (strcmp(s(n, "outcome"), "ok") != 0)
-			printf("  node %s: %s\n", s(n, "node"), s(n, "outcome"));
+		if (strcmp(cli_str(n, "outcome"), "ok") != 0)
+			printf("  node %s: %s\n", cli_str(n, "node"), cli_str(n, "outcome"));
 }
 
 void
@@ -100,13 +92,13 @@ cli_render_search(const json_t *ans, bool explain)
 	json_array_foreach(hits, i, h)
 		render_hit(i, h, explain);
 	if (json_array_size(hits) == 0)
-		printf("%s\n", s(ans, "note"));
+		printf("%s\n", cli_str(ans, "note"));
 	render_conflicts(json_object_get(ans, "conflicts"));
 	if (json_array_size(fu) > 0) {
 		printf("\nFollowups:\n");
 		json_array_foreach(fu, i, h)
-			printf("- [%s] %s%s%s\n", s(h, "kind"), s(h, "message"),
-			       *s(h, "uri") ? " " : "", s(h, "uri"));
+			printf("- [%s] %s%s%s\n", cli_str(h, "kind"), cli_str(h, "message"),
+			       *cli_str(h, "uri") ? " " : "", cli_str(h, "uri"));
 	}
 	render_evidence(json_object_get(ans, "evidence"));
 	if (explain)

@@ -74,8 +74,8 @@ local_sources(const cg_config *c, json_t *names, cg_err *err)
 			char name[512];
 
 			(void)snprintf(name, sizeof(name), "%s/%s",
-				       c->workspaces[i].name,
-				       ws.sources[k].name);
+			               c->workspaces[i].name,
+			               ws.sources[k].name);
 			json_array_append_new(names, json_string(name));
 		}
 		if (rc == 0)
@@ -101,14 +101,13 @@ sync_local(cli_session *s, json_t **all, cg_err *err)
 		if (v == NULL)
 			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
-	json_array_foreach(names, i, n)
-		if (v != NULL)
-			v[i] = json_string_value(n);
+	json_array_foreach(names, i, n) if (v != NULL) v[i] =
+	    json_string_value(n);
 	if (rc == 0 && s->cfg.nnodes > 0 && v == NULL)
 		*all = json_pack("{s:[], s:b}", "nodes", "degraded", 0);
 	else if (rc == 0)
 		rc = cg_fed_call(s->fed, "sync", NULL, v,
-				 json_array_size(names), all, err);
+		                 json_array_size(names), all, err);
 	free(v);
 	json_decref(names);
 	return rc;
@@ -256,4 +255,28 @@ cli_session_call(cli_session *s, const char *tool, const json_t *args,
 	if (s->remote != NULL)
 		return remote_call(s, tool, args, out, err);
 	return cg_api_call(s->fed, tool, args, out, err);
+}
+
+int
+cli_session_tool(cli_session *s, const char *tool, json_t *args, json_t **out,
+                 cg_err *err)
+{
+	int rc = cli_session_call(s, tool, args, out, err);
+
+	json_decref(args);
+	return rc;
+}
+
+const char *
+cli_str(const json_t *o, const char *k)
+{
+	const char *v = json_string_value(json_object_get(o, k));
+
+	return v ? v : "";
+}
+
+long long
+cli_num(const json_t *o, const char *k)
+{
+	return (long long)json_integer_value(json_object_get(o, k));
 }
