@@ -254,10 +254,10 @@ round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 		if (cg_acl_active(f->acl))
 			json_object_set_new(
 			    a, "acl", cg_acl_json(f->acl, f->nodes[i].workspace));
-		r->reqs[i] = json_pack("{s:i, s:I, s:s, s:o}", "v",
-				       CG_PROTO_VERSION, "id",
-				       (json_int_t)(atomic_fetch_add(&f->next_id, 1) + 1), "op", op,
-				       "args", a);
+		r->reqs[i] = json_pack(
+		    "{s:i, s:I, s:s, s:i, s:o}", "v", CG_PROTO_VERSION, "id",
+		    (json_int_t)(atomic_fetch_add(&f->next_id, 1) + 1), "op",
+		    op, "deadline_ms", op_deadline(f, op), "args", a);
 	}
 	f->broadcast(f->ctx, r->reqs, r->replies, r->errs, r->n,
 		     op_deadline(f, op));

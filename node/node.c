@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "acl.h"
 #include "index.h"
@@ -24,6 +25,8 @@ struct src {
 };
 
 struct cg_node {
+	int64_t expires_ms; /* monotonic ms when the current request's
+			       deadline passes, 0: none */
 	char *name;
 	struct src *src;
 	size_t nsrc;
@@ -112,6 +115,21 @@ cg_node_find(cg_node *n, const char *name)
 
 /* True when source i is in the request's "sources" scope (all when the
  * argument is absent). */
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool
+cg_node_expired(const cg_node *n)
+{
+	return n->expires_ms > 0 && mono_ms() >= n->expires_ms;
+}
+
 bool
 cg_node_in_scope(const json_t *args, const char *name)
 {
@@ -487,7 +505,12 @@ cg_node_handle(cg_node *n, const json_t *req)
 		if (strcmp(op, ops[i].name) != 0)
 			continue;
 		json_t *gen = generations(n);
+		const json_t *dl = json_object_get(req, "deadline_ms");
 
+		n->expires_ms = json_is_integer(dl) &&
+					json_integer_value(dl) > 0
+				    ? mono_ms() + json_integer_value(dl)
+				    : 0;
 		cg_err_clear(&err);
 		res = json_object();
 		rc = run_op(n, ops[i].fn, args, res, &err);

@@ -6,7 +6,8 @@
  * ARCHITECTURE.md) so that the same handler serves an in-process caller,
  * nng inproc, ipc and tcp alike:
  *
- *   request  {"v":1, "id":N, "op":"search", "args":{...}}
+ *   request  {"v":1, "id":N, "op":"search", "deadline_ms":N?,
+ *             "args":{...}}
  *   reply    {"v":1, "id":N, "node":"name", "ok":true, "result":{...}}
  *            {"v":1, "id":N, "node":"name", "ok":false,
  *             "error":{"code":"invalid_input", "message":"..."}}
@@ -65,6 +66,11 @@ cg_index *cg_node_index(cg_node *n, size_t i);
 cg_index *cg_node_find(cg_node *n, const char *name);
 /* True when the request's args.sources scope (absent = all) holds name. */
 bool cg_node_in_scope(const json_t *args, const char *name);
+/* True once the request being answered is past its deadline_ms (a
+ * request without one never expires): long operations (grep) stop and
+ * say so rather than work for a caller that stopped waiting. */
+bool cg_node_expired(const cg_node *n);
+
 /* Fails with CG_EUNAVAIL while a source has no generation yet. */
 int cg_node_ready(cg_index *idx, cg_err *err);
 

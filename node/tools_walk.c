@@ -589,6 +589,8 @@ struct grep_run {
 	int64_t windowed;   /* lines examined in windows */
 	const char *source; /* current file */
 	const char *path;
+	const cg_node *node; /* for its request deadline */
+	int expired;	     /* stopped at the deadline: partial */
 };
 
 static int
@@ -699,10 +701,15 @@ grep_source(struct grep_run *r, cg_index *idx, const char *prefix, cg_err *err)
 		return rc;
 	rc = cg_scan_wiki(&sc, cg_index_repo(idx), cg_index_wiki(idx), err);
 	r->source = cg_index_source(idx);
-	for (size_t i = 0; rc == 0 && i < sc.n; i++)
+	for (size_t i = 0; rc == 0 && i < sc.n && !r->expired; i++) {
+		if (cg_node_expired(r->node)) {
+			r->expired = 1;
+			break;
+		}
 		if (prefix_has(&pre, sc.v[i].rel) &&
 		    cg_acl_allows(cg_index_acl(idx), r->source, sc.v[i].rel))
 			rc = grep_entry(r, cg_index_repo(idx), &sc.v[i], err);
+	}
 	cg_scan_fini(&sc);
 	prefix_fini(&pre);
 	return rc;
@@ -743,7 +750,10 @@ grep_result(const struct grep_run *r, json_t *res)
 	json_object_set_new(res, "skipped_total", json_integer(r->nskipped));
 	json_object_set_new(
 	    res, "truncated",
-	    json_boolean(r->total > (int64_t)json_array_size(r->matches)));
+	    json_boolean(r->expired ||
+			 r->total > (int64_t)json_array_size(r->matches)));
+	if (r->expired)
+		json_object_set_new(res, "deadline_exceeded", json_true());
 	json_object_set_new(res, "unicode",
 	                    json_boolean(cg_grep_unicode(r->g)));
 }
@@ -759,6 +769,7 @@ cg_walk_grep(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	r.node = n;
 	rc = grep_args(args, &o, &r.max, &prefix, err);
 	if (rc == 0)
 		rc = cg_grep_new(&r.g, &o, err);

@@ -359,6 +359,58 @@ test_ops_over_tcp_port0(void **state)
 	free(url);
 }
 
+/* A request's deadline_ms bounds a grep: past it the node stops reading
+ * files and says so (truncated, deadline_exceeded); the same grep without
+ * a deadline reads every file. */
+static void
+test_grep_deadline(void **state)
+{
+	static const char late[] =
+	    "{\"v\":1,\"id\":7,\"op\":\"grep\",\"deadline_ms\":1,"
+	    "\"args\":{\"pattern\":\"keeper\",\"fixed\":true}}";
+	static const char free_[] =
+	    "{\"v\":1,\"id\":8,\"op\":\"grep\","
+	    "\"args\":{\"pattern\":\"keeper\",\"fixed\":true}}";
+	struct fx *f = *state;
+	const json_t *res;
+	char *url = NULL;
+	cgt_proc *p;
+	nng_socket s;
+	json_t *r;
+	int rv = 0;
+
+	/* 3000 pages: far more than can be read within 1 ms. */
+	for (int i = 0; i < 3000; i++) {
+		char rel[128];
+
+		(void)snprintf(rel, sizeof(rel), WIKI "concepts/p%04d.md", i);
+		cgt_page(f->ws, rel, "type: concept",
+			 "# Page\n\nA lighthouse keeper.\n");
+	}
+	p = cgt_node_start(f->ws, f->cache, f->log, &url, "--listen",
+			   "tcp://127.0.0.1:0", NULL);
+	s = cgt_client(url, 10000);
+	r = cgt_call_raw(s, late, sizeof(late) - 1, &rv);
+	assert_int_equal(rv, 0);
+	res = json_object_get(r, "result");
+	assert_true(json_is_true(json_object_get(res, "deadline_exceeded")));
+	assert_true(json_is_true(json_object_get(res, "truncated")));
+	assert_true(json_integer_value(json_object_get(res, "files_searched")) <
+		    3000);
+	json_decref(r);
+	r = cgt_call_raw(s, free_, sizeof(free_) - 1, &rv);
+	assert_int_equal(rv, 0);
+	res = json_object_get(r, "result");
+	assert_null(json_object_get(res, "deadline_exceeded"));
+	assert_int_equal(json_integer_value(json_object_get(res, "total")),
+			 3000);
+	json_decref(r);
+	nng_close(s);
+	cgt_node_stop(p, 30000);
+	cgt_proc_free(p);
+	free(url);
+}
+
 static void
 test_default_listen(void **state)
 {
@@ -1065,6 +1117,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_ops_over_ipc, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ops_over_tcp_port0, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_grep_deadline, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_default_listen, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_invocations, setup,
