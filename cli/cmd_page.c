@@ -62,7 +62,7 @@ open_synced(const cli_args *a, const char *cmd, cli_session *ss, cg_err *err)
 		return cg_err_set(err, rc, "%s", serr.msg);
 	if (rc != 0)
 		fprintf(stderr, "corpus-gw %s: warning: index sync: %s\n", cmd,
-			serr.msg);
+		        serr.msg);
 	return 0;
 }
 
@@ -87,8 +87,9 @@ render_receipt(const json_t *ans)
 	printf("\nFollowups:\n");
 	json_array_foreach(fu, i, v)
 	{
-		printf("- [%s] %s%s%s\n", cli_str(v, "kind"), cli_str(v, "message"),
-		       *cli_str(v, "uri") ? " " : "", cli_str(v, "uri"));
+		printf("- [%s] %s%s%s\n", cli_str(v, "kind"),
+		       cli_str(v, "message"), *cli_str(v, "uri") ? " " : "",
+		       cli_str(v, "uri"));
 	}
 }
 
@@ -118,42 +119,9 @@ read_args(const cli_args *a)
 	json_t *v = json_pack("{s:s}", "uri", a->pos[0]);
 
 	if (cli_get(a, "lines") != NULL)
-		json_object_set_new(v, "lines", json_string(cli_get(a, "lines")));
+		json_object_set_new(v, "lines",
+		                    json_string(cli_get(a, "lines")));
 	return v;
-}
-
-int
-cmd_read(int argc, char **argv)
-{
-	cli_args a;
-	cg_err err;
-	cli_session ss = {0};
-	json_t *ans = NULL;
-	int rc;
-
-	cg_err_clear(&err);
-	rc = parse(&a, "read", "[options] URI",
-	           "Prints a page (frontmatter and body) or a range of its "
-	           "lines. URI is\ncg://<workspace>/<source>/<path> or "
-	           "<source>/<path>; only files inside\nthe source's wiki are "
-	           "read, and symlinks are never followed.",
-	           read_opts, NOPTS(read_opts), argc, argv, &err);
-	if (rc == 1)
-		return 0;
-	if (rc == 0 && a.npos != 1)
-		rc = cg_err_set(&err, CG_EINVAL,
-		                "read takes one URI (see --help)");
-	if (rc == 0)
-		rc = open_synced(&a, "read", &ss, &err);
-	if (rc == 0)
-		rc = cli_session_tool(&ss, "read", read_args(&a), &ans, &err);
-	if (rc == 0 && cli_flag(&a, "json"))
-		cli_print_json(ans);
-	else if (rc == 0)
-		render_read(ans);
-	json_decref(ans);
-	cli_session_close(&ss);
-	return rc == 0 ? 0 : cli_fail("read", &err);
 }
 
 /* --- links and peek ------------------------------------------------------- */
@@ -183,12 +151,13 @@ first_page_error(const json_t *ans, cg_err *err)
 		if (e != NULL)
 			return cg_err_set(
 			    err,
-			    cg_code_from_name(json_string_value(
-				json_object_get(e, "code"))),
-			    "%s", json_string_value(json_object_get(e, "message"))
-				      ? json_string_value(
-					    json_object_get(e, "message"))
-				      : "page failed");
+			    cg_code_from_name(
+			        json_string_value(json_object_get(e, "code"))),
+			    "%s",
+			    json_string_value(json_object_get(e, "message"))
+			        ? json_string_value(
+			              json_object_get(e, "message"))
+			        : "page failed");
 	}
 	return 0;
 }
@@ -199,11 +168,13 @@ render_link(const json_t *lk)
 	bool wiki = strcmp(cli_str(lk, "kind"), "wikilink") == 0;
 
 	printf("  line %-5lld %s%s%s%s%s%s%s", cli_num(lk, "line"),
-	       wiki ? "[[" : "(", cli_str(lk, "target"), *cli_str(lk, "anchor") ? "#" : "",
-	       cli_str(lk, "anchor"), wiki && *cli_str(lk, "text") ? "|" : "",
+	       wiki ? "[[" : "(", cli_str(lk, "target"),
+	       *cli_str(lk, "anchor") ? "#" : "", cli_str(lk, "anchor"),
+	       wiki && *cli_str(lk, "text") ? "|" : "",
 	       wiki ? cli_str(lk, "text") : "", wiki ? "]]" : ")");
 	if (json_is_true(json_object_get(lk, "resolved")))
-		printf("  -> %s (%s)\n", cli_str(lk, "uri"), cli_str(lk, "match"));
+		printf("  -> %s (%s)\n", cli_str(lk, "uri"),
+		       cli_str(lk, "match"));
 	else
 		printf("  unresolved: %s\n", cli_str(lk, "reason"));
 }
@@ -216,8 +187,8 @@ render_links(const json_t *ans)
 	const json_t *v;
 
 	printf("%s\n%s\n\nOutgoing links (%lld, %lld unresolved):\n",
-	       cli_str(ans, "title"), cli_str(ans, "uri"), cli_num(c, "outgoing"),
-	       cli_num(c, "unresolved"));
+	       cli_str(ans, "title"), cli_str(ans, "uri"),
+	       cli_num(c, "outgoing"), cli_num(c, "unresolved"));
 	json_array_foreach(json_object_get(ans, "outgoing"), i, v)
 	{
 		render_link(v);
@@ -228,45 +199,11 @@ render_links(const json_t *ans)
 		bool wiki = strcmp(cli_str(v, "kind"), "wikilink") == 0;
 
 		printf("  %s line %lld  %s%s%s  (%s)\n", cli_str(v, "uri"),
-		       cli_num(v, "line"), wiki ? "[[" : "(", cli_str(v, "target"),
-		       wiki ? "]]" : ")", cli_str(v, "title"));
+		       cli_num(v, "line"), wiki ? "[[" : "(",
+		       cli_str(v, "target"), wiki ? "]]" : ")",
+		       cli_str(v, "title"));
 	}
 	render_receipt(ans);
-}
-
-int
-cmd_links(int argc, char **argv)
-{
-	cli_args a;
-	cg_err err;
-	cli_session ss = {0};
-	json_t *ans = NULL;
-	int rc;
-
-	cg_err_clear(&err);
-	rc = parse(&a, "links", "[options] URI",
-	           "Lists a page's outgoing links (wikilinks and relative "
-	           "markdown links,\neach resolved to a uri or marked "
-	           "unresolved) and its backlinks from\nevery source of the "
-	           "workspace. One hop.",
-	           page_opts, NOPTS(page_opts), argc, argv, &err);
-	if (rc == 1)
-		return 0;
-	if (rc == 0 && a.npos != 1)
-		rc = cg_err_set(&err, CG_EINVAL,
-		                "links takes one URI (see --help)");
-	if (rc == 0)
-		rc = open_synced(&a, "links", &ss, &err);
-	if (rc == 0)
-		rc = cli_session_tool(&ss, "links", json_pack("{s:s}", "uri", a.pos[0]),
-			  &ans, &err);
-	if (rc == 0 && cli_flag(&a, "json"))
-		cli_print_json(ans);
-	else if (rc == 0)
-		render_links(ans);
-	json_decref(ans);
-	cli_session_close(&ss);
-	return rc == 0 ? 0 : cli_fail("links", &err);
 }
 
 static void
@@ -281,7 +218,8 @@ render_peek_page(const json_t *p)
 		return;
 	}
 	printf("%s\n  %s\n  %s", cli_str(p, "title"), cli_str(p, "uri"),
-	       *cli_str(p, "category") ? cli_str(p, "category") : "uncategorised");
+	       *cli_str(p, "category") ? cli_str(p, "category")
+	                               : "uncategorised");
 	json_array_foreach(json_object_get(p, "tags"), i, v)
 	{
 		printf("%s%s", i == 0 ? " · tags: " : ", ",
@@ -366,8 +304,35 @@ render_resolve(const json_t *ans)
 	render_receipt(ans);
 }
 
-int
-cmd_resolve(int argc, char **argv)
+/* --- the one-argument commands -------------------------------------------- */
+
+static json_t *
+links_args(const cli_args *a)
+{
+	return json_pack("{s:s}", "uri", a->pos[0]);
+}
+
+static json_t *
+resolve_args(const cli_args *a)
+{
+	return json_pack("{s:s}", "name", a->pos[0]);
+}
+
+/* A command that takes one positional argument, calls one tool and
+ * renders its answer. */
+struct one_cmd {
+	const char *name;
+	const char *synopsis;
+	const char *about;
+	const char *usage_error; /* when not exactly one argument */
+	const cli_opt *opts;
+	size_t nopts;
+	json_t *(*args)(const cli_args *a);
+	void (*render)(const json_t *ans);
+};
+
+static int
+run_one(const struct one_cmd *c, int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
@@ -376,27 +341,76 @@ cmd_resolve(int argc, char **argv)
 	int rc;
 
 	cg_err_clear(&err);
-	rc = parse(&a, "resolve", "[options] NAME",
-	           "Finds the pages a title, alias, slug, path, "
-	           "[[wikilink]], source/name or\nuri designates, in every "
-	           "source, best first, with how each matched.",
-	           page_opts, NOPTS(page_opts), argc, argv, &err);
+	rc = parse(&a, c->name, c->synopsis, c->about, c->opts, c->nopts, argc,
+	           argv, &err);
 	if (rc == 1)
 		return 0;
 	if (rc == 0 && a.npos != 1)
-		rc = cg_err_set(&err, CG_EINVAL,
-		                "resolve takes one NAME (quote a name with "
-		                "spaces; see --help)");
+		rc = cg_err_set(&err, CG_EINVAL, "%s", c->usage_error);
 	if (rc == 0)
-		rc = open_synced(&a, "resolve", &ss, &err);
+		rc = open_synced(&a, c->name, &ss, &err);
 	if (rc == 0)
-		rc = cli_session_tool(&ss, "resolve", json_pack("{s:s}", "name", a.pos[0]),
-			  &ans, &err);
+		rc = cli_session_tool(&ss, c->name, c->args(&a), &ans, &err);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
-		render_resolve(ans);
+		c->render(ans);
 	json_decref(ans);
 	cli_session_close(&ss);
-	return rc == 0 ? 0 : cli_fail("resolve", &err);
+	return rc == 0 ? 0 : cli_fail(c->name, &err);
+}
+
+int
+cmd_read(int argc, char **argv)
+{
+	static const struct one_cmd c = {
+	    "read",
+	    "[options] URI",
+	    "Prints a page (frontmatter and body) or a range of its lines. "
+	    "URI is\ncg://<workspace>/<source>/<path> or <source>/<path>; "
+	    "only files inside\nthe source's wiki are read, and symlinks are "
+	    "never followed.",
+	    "read takes one URI (see --help)",
+	    read_opts,
+	    NOPTS(read_opts),
+	    read_args,
+	    render_read};
+
+	return run_one(&c, argc, argv);
+}
+
+int
+cmd_links(int argc, char **argv)
+{
+	static const struct one_cmd c = {
+	    "links",
+	    "[options] URI",
+	    "Lists a page's outgoing links (wikilinks and relative markdown "
+	    "links,\neach resolved to a uri or marked unresolved) and its "
+	    "backlinks from\nevery source of the workspace. One hop.",
+	    "links takes one URI (see --help)",
+	    page_opts,
+	    NOPTS(page_opts),
+	    links_args,
+	    render_links};
+
+	return run_one(&c, argc, argv);
+}
+
+int
+cmd_resolve(int argc, char **argv)
+{
+	static const struct one_cmd c = {
+	    "resolve",
+	    "[options] NAME",
+	    "Finds the pages a title, alias, slug, path, [[wikilink]], "
+	    "source/name or\nuri designates, in every source, best first, "
+	    "with how each matched.",
+	    "resolve takes one NAME (quote a name with spaces; see --help)",
+	    page_opts,
+	    NOPTS(page_opts),
+	    resolve_args,
+	    render_resolve};
+
+	return run_one(&c, argc, argv);
 }

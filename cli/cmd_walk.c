@@ -15,12 +15,11 @@
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
 
-#define COMMON_OPTS                                                     \
-	CLI_SESSION_OPTS,                                               \
-	    {"json", false, false, "print one JSON object"},            \
-	    {"source", true, true, "limit to a source (repeatable)"},   \
-	{                                                               \
-		"help", false, false, "show this help"                  \
+#define COMMON_OPTS                                                        \
+	CLI_SESSION_OPTS, {"json", false, false, "print one JSON object"}, \
+	    {"source", true, true, "limit to a source (repeatable)"},      \
+	{                                                                  \
+		"help", false, false, "show this help"                     \
 	}
 
 #define FILTER_OPTS                                                   \
@@ -140,7 +139,7 @@ open_ws(const cli_args *a, bool sync, cli_session *ss, cg_err *err)
 /* The API arguments shared by the walk tools. */
 static json_t *
 base_args(const char *prefix, const cg_filters *f, const char *const *src,
-	  size_t nsrc)
+          size_t nsrc)
 {
 	json_t *v = f ? cg_filters_json(f) : json_object();
 	json_t *l = json_array();
@@ -163,6 +162,39 @@ set_int(json_t *v, const char *key, int n)
 		json_object_set_new(v, key, json_integer(n));
 }
 
+/* Runs tool with args (taken; NULL when rc already failed) through a
+ * session, prints the answer as JSON or with render, and returns the
+ * exit code.  rc carries a failure of the command's own checks. */
+static int
+run_tool(const cli_args *a, const char *tool, bool sync, json_t *args,
+         void (*render)(const json_t *), int rc, cg_err *err)
+{
+	cli_session ss = {0};
+	json_t *ans = NULL;
+
+	if (rc == 0)
+		rc = open_ws(a, sync, &ss, err);
+	if (rc == 0) {
+		rc = cli_session_tool(&ss, tool, args, &ans, err);
+		args = NULL;
+	}
+	json_decref(args);
+	if (rc == 0 && cli_flag(a, "json"))
+		cli_print_json(ans);
+	else if (rc == 0)
+		render(ans);
+	json_decref(ans);
+	cli_session_close(&ss);
+	return rc == 0 ? 0 : cli_fail(tool, err);
+}
+
+static void
+render_map(const json_t *ans)
+{
+	fputs(*cli_str(ans, "text") ? cli_str(ans, "text") : "no pages\n",
+	      stdout);
+}
+
 /* --- list ------------------------------------------------------------------
  */
 
@@ -176,8 +208,9 @@ render_list(const json_t *ans)
 	json_array_foreach(items, i, it)
 	{
 		printf("%s\n    %s", cli_str(it, "uri"), cli_str(it, "title"));
-		printf(" · %s", *cli_str(it, "category") ? cli_str(it, "category")
-		                                   : "uncategorised");
+		printf(" · %s", *cli_str(it, "category")
+		                    ? cli_str(it, "category")
+		                    : "uncategorised");
 		if (*cli_str(it, "confidence"))
 			printf(" · %s", cli_str(it, "confidence"));
 		if (*cli_str(it, "updated_at"))
@@ -188,7 +221,8 @@ render_list(const json_t *ans)
 		printf("no pages\n");
 	else
 		printf("\npages %lld-%lld of %lld", cli_num(ans, "offset") + 1,
-		       cli_num(ans, "offset") + (long long)json_array_size(items),
+		       cli_num(ans, "offset") +
+		           (long long)json_array_size(items),
 		       cli_num(ans, "total"));
 	if (json_is_integer(json_object_get(ans, "next_offset")))
 		printf("; next: --offset %lld", cli_num(ans, "next_offset"));
@@ -234,9 +268,7 @@ cmd_list(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cli_session ss = {0};
 	cg_list_req r;
-	json_t *ans = NULL;
 	int rc = start("list", "[options] [PREFIX]",
 	               "Lists pages under a prefix (cg://ws/source/path, "
 	               "SOURCE/path, or a path from\nthe wiki or repository "
@@ -254,17 +286,8 @@ cmd_list(int argc, char **argv)
 		rc = opt_int(&a, "offset", 0, 100000, &r.offset, &err);
 	if (rc == 0)
 		rc = cg_filters_validate(&r.filters, &err);
-	if (rc == 0)
-		rc = open_ws(&a, true, &ss, &err);
-	if (rc == 0)
-		rc = cli_session_tool(&ss, "list", list_args(&r), &ans, &err);
-	if (rc == 0 && cli_flag(&a, "json"))
-		cli_print_json(ans);
-	else if (rc == 0)
-		render_list(ans);
-	json_decref(ans);
-	cli_session_close(&ss);
-	return rc == 0 ? 0 : cli_fail("list", &err);
+	return run_tool(&a, "list", true, rc == 0 ? list_args(&r) : NULL,
+	                render_list, rc, &err);
 }
 
 /* --- map -------------------------------------------------------------------
@@ -275,9 +298,7 @@ cmd_map(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cli_session ss = {0};
 	cg_map_req r;
-	json_t *ans = NULL;
 	int rc = start("map", "[options] [PREFIX]",
 	               "The tree of sources, categories and page titles, cut "
 	               "to a budget of\ncharacters; what does not fit is "
@@ -294,17 +315,8 @@ cmd_map(int argc, char **argv)
 	             &r.budget, &err);
 	if (rc == 0)
 		rc = cg_filters_validate(&r.filters, &err);
-	if (rc == 0)
-		rc = open_ws(&a, true, &ss, &err);
-	if (rc == 0)
-		rc = cli_session_tool(&ss, "map", map_args(&r), &ans, &err);
-	if (rc == 0 && cli_flag(&a, "json"))
-		cli_print_json(ans);
-	else if (rc == 0)
-		fputs(*cli_str(ans, "text") ? cli_str(ans, "text") : "no pages\n", stdout);
-	json_decref(ans);
-	cli_session_close(&ss);
-	return rc == 0 ? 0 : cli_fail("map", &err);
+	return run_tool(&a, "map", true, rc == 0 ? map_args(&r) : NULL,
+	                render_map, rc, &err);
 }
 
 /* --- grep ------------------------------------------------------------------
@@ -328,8 +340,8 @@ render_grep(const json_t *ans)
 		       json_array_size(json_object_get(ans, "matches")));
 	printf("\n");
 	json_array_foreach(json_object_get(ans, "skipped"), i, m)
-	    printf("skipped %s/%s: %s\n", cli_str(m, "source"), cli_str(m, "path"),
-	           cli_str(m, "reason"));
+	    printf("skipped %s/%s: %s\n", cli_str(m, "source"),
+	           cli_str(m, "path"), cli_str(m, "reason"));
 	print_followups(ans);
 }
 
@@ -338,9 +350,7 @@ cmd_grep(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cli_session ss = {0};
 	cg_grep_req r;
-	json_t *ans = NULL;
 	int rc = start("grep", "[options] PATTERN [PREFIX]",
 	               "Searches the page files themselves, line by line: a "
 	               "POSIX extended regex\n(or a literal with --fixed), "
@@ -358,17 +368,8 @@ cmd_grep(int argc, char **argv)
 	r.case_sensitive = cli_flag(&a, "case-sensitive");
 	r.nsources = cli_all(&a, "source", (const char ***)&r.sources);
 	rc = opt_int(&a, "max", 1, 10000, &r.max, &err);
-	if (rc == 0)
-		rc = open_ws(&a, false, &ss, &err);
-	if (rc == 0)
-		rc = cli_session_tool(&ss, "grep", grep_args(&r), &ans, &err);
-	if (rc == 0 && cli_flag(&a, "json"))
-		cli_print_json(ans);
-	else if (rc == 0)
-		render_grep(ans);
-	json_decref(ans);
-	cli_session_close(&ss);
-	return rc == 0 ? 0 : cli_fail("grep", &err);
+	return run_tool(&a, "grep", false, rc == 0 ? grep_args(&r) : NULL,
+	                render_grep, rc, &err);
 }
 
 /* --- status ----------------------------------------------------------------
@@ -390,8 +391,10 @@ render_source_status(const json_t *src)
 		       cli_num(src, "pages"), cli_num(src, "sections"),
 		       cli_num(src, "problems"),
 		       (cli_num(src, "db_bytes") + 1023) / 1024,
-		       *cli_str(src, "last_sync") ? cli_str(src, "last_sync") : "never",
-		       cli_num(src, "index_age_s"), cli_num(src, "generation_age_s"));
+		       *cli_str(src, "last_sync") ? cli_str(src, "last_sync")
+		                                  : "never",
+		       cli_num(src, "index_age_s"),
+		       cli_num(src, "generation_age_s"));
 	else
 		printf(", not indexed\n");
 	json_array_foreach(errs, i, e)
@@ -410,7 +413,8 @@ render_status(const json_t *ans)
 		const json_t *src;
 		size_t k;
 
-		printf("node %s: %s\n", cli_str(n, "node"), cli_str(n, "outcome"));
+		printf("node %s: %s\n", cli_str(n, "node"),
+		       cli_str(n, "outcome"));
 		json_array_foreach(json_object_get(n, "sources"), k, src)
 		    render_source_status(src);
 	}
@@ -422,8 +426,6 @@ cmd_status(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	cli_session ss = {0};
-	json_t *ans = NULL;
 	const char **src = NULL;
 	size_t nsrc;
 	int rc =
@@ -436,15 +438,6 @@ cmd_status(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	nsrc = cli_all(&a, "source", &src);
-	rc = open_ws(&a, false, &ss, &err);
-	if (rc == 0)
-		rc = cli_session_tool(&ss, "status", base_args(NULL, NULL, src, nsrc),
-			  &ans, &err);
-	if (rc == 0 && cli_flag(&a, "json"))
-		cli_print_json(ans);
-	else if (rc == 0)
-		render_status(ans);
-	json_decref(ans);
-	cli_session_close(&ss);
-	return rc == 0 ? 0 : cli_fail("status", &err);
+	return run_tool(&a, "status", false, base_args(NULL, NULL, src, nsrc),
+	                render_status, 0, &err);
 }
