@@ -115,5 +115,7 @@ int cmd_list(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_grep(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+/* cmd_fetch.c: the remote corpora. */
+int cmd_fetch(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@
 #include "cg_fs.h"
 #include "cli.h"
 #include "server.h"
+#include "workspace.h"
 
 static const cli_opt node_opts[] = {
     {"root", true, false, "workspace directory (default: .)"},
@@ -35,11 +36,14 @@ static const cli_opt node_opts[] = {
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
 
-/* --source: one repository's own wiki under a given source name. */
+/* --source: one repository's own wiki under a given source name, and the
+ * corpora the repository registered. */
 struct one_source {
-	cg_node_source ns;
+	cg_node_source ns[64];
+	size_t n;
 	char *repo;
 	char *wiki;
+	cg_workspace corpora;
 };
 
 static int
@@ -57,7 +61,16 @@ single_source(const char *root, const char *name, struct one_source *o,
 		return cg_err_set(err, CG_ENOPROV,
 				  "nothing provisioned: %s has no .guild/wiki",
 				  o->repo);
-	o->ns = (cg_node_source){name, o->repo, o->wiki};
+	o->ns[0] = (cg_node_source){name, o->repo, o->wiki, 0, NULL};
+	o->n = 1;
+	if (cg_workspace_add_corpora(&o->corpora, o->repo, err) != 0)
+		return CG_ENOMEM;
+	for (size_t i = 0; i < o->corpora.nsources && o->n < 64; i++) {
+		const cg_source *s = &o->corpora.sources[i];
+
+		o->ns[o->n++] = (cg_node_source){s->name, s->repo, s->wiki,
+						 s->corpus_kind, s->registrar};
+	}
 	return 0;
 }
 
@@ -132,8 +145,8 @@ run(const cli_args *a, bool *verbose, cg_err *err)
 		rc = single_source(o.root, cli_get(a, "source"), &one, err);
 		if (rc != 0)
 			return rc;
-		o.sources = &one.ns;
-		o.nsources = 1;
+		o.sources = one.ns;
+		o.nsources = one.n;
 	}
 	o.cache_dir = cli_get(a, "cache");
 	if (o.cache_dir == NULL)
@@ -161,6 +174,7 @@ run(const cli_args *a, bool *verbose, cg_err *err)
 	free(def);
 	free(one.repo);
 	free(one.wiki);
+	cg_workspace_fini(&one.corpora);
 	return rc;
 }
 

@@ -24,6 +24,7 @@ static const struct {
     {"map", cmd_map, "sources, categories, titles within a budget"},
     {"grep", cmd_grep, "regex or literal over the page files"},
     {"status", cmd_status, "sources, index generations, ages, sizes"},
+    {"fetch", cmd_fetch, "refresh the remote corpora (for cron)"},
 };
 
 static void

@@ -48,7 +48,8 @@ open_nodes(cg_embed *e, const char *cache_dir, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	for (size_t i = 0; i < e->ws.nsources && rc == 0; i++) {
 		const cg_source *s = &e->ws.sources[i];
-		cg_node_source ns = {s->name, s->repo, s->wiki};
+		cg_node_source ns = {s->name, s->repo, s->wiki, s->corpus_kind,
+				     s->registrar};
 		cg_node_opts o = {s->name, cache_dir, &ns, 1};
 
 		rc = cg_node_new(&e->nodes[i], &o, err);

@@ -15,6 +15,7 @@
 #include "cg_buf.h"
 #include "acl.h"
 #include "conflict.h"
+#include "fed_corpus.h"
 #include "node.h"
 #include "query.h"
 
@@ -310,6 +311,7 @@ struct search_ctx {
 	json_t *synced;	   /* per source: what the sync round did */
 	bool no_terms;	   /* text without a searchable word, no filter */
 	int64_t walked;
+	bool corpora; /* a node holds a corpus in scope */
 };
 
 static void
@@ -395,6 +397,8 @@ take_search_result(struct search_ctx *c, size_t node, const json_t *res,
 		tag_item(c->f, node, h);
 		json_array_append(hits, h);
 	}
+	if (json_is_true(json_object_get(res, "corpora")))
+		c->corpora = true;
 	json_array_foreach(json_object_get(res, "followups"), k, h)
 	{
 		if (json_is_string(json_object_get(h, "path")) &&
@@ -776,6 +780,7 @@ cg_fed_search(cg_fed *f, const cg_search_req *req, json_t **out, cg_err *err)
 	cg_gstats g;
 	json_t *all = json_array();
 	json_t *hits = NULL;
+	json_t *graph = NULL;
 	int rc;
 
 	*out = NULL;
@@ -789,12 +794,20 @@ cg_fed_search(cg_fed *f, const cg_search_req *req, json_t **out, cg_err *err)
 		rc = stats_round(&c, &g, err);
 	if (rc == 0 && !c.no_terms)
 		rc = search_round(&c, &g, all, err);
+	if (rc == 0 && c.corpora)
+		cg_fed_corpus_route(f, req, all, &graph);
 	if (rc == 0) {
 		hits = merge(all, c.limit);
 		*out = fed_answer(&c, hits, err);
 		if (*out == NULL)
 			rc = cg_err_set(err, CG_ENOMEM, "fed: out of memory");
 	}
+	if (rc == 0 && c.corpora)
+		json_object_set_new(*out, "related",
+				    cg_fed_corpus_related(f, req, graph,
+							  json_object_get(*out,
+									  "hits")));
+	json_decref(graph);
 	json_decref(hits);
 	json_decref(all);
 	fed_search_fini(&c);

@@ -23,6 +23,8 @@
 #include <jansson.h>
 
 #include "cg_fs.h"
+#include "corpus.h"
+#include "corpus_scan.h"
 
 #define MANIFEST_MAX (1u << 20)
 #define SCHEMA       "guild.workspace.v1"
@@ -520,6 +522,142 @@ set_root(cg_workspace *ws, const char *dir, cg_err *err)
 	return 0;
 }
 
+/* --- corpora -------------------------------------------------------- */
+
+static int
+ws_warn(cg_workspace *ws, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Appends a warning to a loaded workspace (NULL-terminated list). */
+static int
+ws_warn(cg_workspace *ws, const char *fmt, ...)
+{
+	size_t n = 0;
+	char msg[512];
+	va_list ap;
+	char **v;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	while (ws->warnings != NULL && ws->warnings[n] != NULL)
+		n++;
+	v = realloc(ws->warnings, (n + 2) * sizeof(*v));
+	if (v == NULL)
+		return CG_ENOMEM;
+	ws->warnings = v;
+	v[n] = strdup(msg);
+	v[n + 1] = NULL;
+	return v[n] ? 0 : CG_ENOMEM;
+}
+
+/* The folder of corpus c registered by repo (malloc'd), or NULL with a
+ * warning when a local corpus's folder is missing. */
+static char *
+corpus_dir(cg_workspace *ws, const char *repo, const cg_hm_reg_corpus *c)
+{
+	char *root;
+	char *p;
+	char *real;
+
+	if (c->type == CG_HM_GITHUB) {
+		root = cg_corpus_cache_root(repo);
+		p = root ? cg_corpus_cache_dir(root, c->id) : NULL;
+		free(root);
+		return p;
+	}
+	p = c->path[0] == '/' ? strdup(c->path) : cg_path_join(repo, c->path);
+	real = p ? cg_realpath(p) : NULL;
+	if (real == NULL || !is_dir_follow(real)) {
+		(void)ws_warn(ws, "corpus '%.100s': local folder %.200s is "
+		                  "missing; not served",
+		              c->id, p ? p : c->path);
+		free(real);
+		real = NULL;
+	}
+	free(p);
+	return real;
+}
+
+static int
+add_corpus(cg_workspace *ws, const char *repo, const cg_hm_reg_corpus *c)
+{
+	cg_source *v;
+	cg_source *s;
+	char *dir;
+
+	if (cg_workspace_source(ws, c->id) != NULL ||
+	    strcmp(c->id, "root") == 0)
+		return ws_warn(ws, "corpus '%.100s' of %.200s: the name is "
+		                   "taken by another source; not served",
+		               c->id, repo);
+	dir = corpus_dir(ws, repo, c);
+	if (dir == NULL)
+		return 0;
+	v = realloc(ws->sources, (ws->nsources + 1) * sizeof(*v));
+	if (v == NULL) {
+		free(dir);
+		return CG_ENOMEM;
+	}
+	ws->sources = v;
+	s = &ws->sources[ws->nsources++];
+	memset(s, 0, sizeof(*s));
+	s->name = strdup(c->id);
+	s->repo = dir;
+	s->wiki = strdup(dir);
+	s->registrar = strdup(repo);
+	s->corpus_kind = c->type == CG_HM_GITHUB ? CG_SRC_CORPUS_REMOTE
+	                                         : CG_SRC_CORPUS_LOCAL;
+	return s->name && s->wiki && s->registrar ? 0 : CG_ENOMEM;
+}
+
+int
+cg_workspace_add_corpora(cg_workspace *ws, const char *repo, cg_err *err)
+{
+	cg_hm_registry reg;
+	cg_err le;
+	int rc = 0;
+
+	cg_err_clear(&le);
+	if (cg_corpus_registry_load(&reg, repo, &le) != 0)
+		return ws_warn(ws, "%.300s; its corpora are not served",
+		               le.msg)
+		           ? cg_err_set(err, CG_ENOMEM, "out of memory")
+		           : 0;
+	for (size_t i = 0; reg.warnings[i] != NULL && rc == 0; i++)
+		rc = ws_warn(ws, "registry of %.200s: %.250s", repo,
+		             reg.warnings[i]);
+	for (size_t i = 0; i < reg.n && rc == 0; i++)
+		rc = add_corpus(ws, repo, &reg.v[i]);
+	cg_hm_registry_fini(&reg);
+	return rc ? cg_err_set(err, CG_ENOMEM, "out of memory") : 0;
+}
+
+/* The corpora of the root and of every repository with a wiki. */
+static int
+add_all_corpora(cg_workspace *ws, cg_err *err)
+{
+	size_t nwiki = ws->nsources;
+	int rc = cg_workspace_add_corpora(ws, ws->root, err);
+
+	for (size_t i = 0; i < nwiki && rc == 0; i++) {
+		char *repo;
+		bool dup = strcmp(ws->sources[i].repo, ws->root) == 0;
+
+		for (size_t j = 0; j < i && !dup; j++)
+			dup = strcmp(ws->sources[j].repo,
+			             ws->sources[i].repo) == 0;
+		if (dup)
+			continue;
+		repo = strdup(ws->sources[i].repo); /* sources may move */
+		if (repo == NULL)
+			return cg_err_set(err, CG_ENOMEM, "out of memory");
+		rc = cg_workspace_add_corpora(ws, repo, err);
+		free(repo);
+	}
+	return rc;
+}
+
 int
 cg_workspace_load(cg_workspace *ws, const char *dir, cg_err *err)
 {
@@ -551,7 +689,11 @@ cg_workspace_load(cg_workspace *ws, const char *dir, cg_err *err)
 	if (ws->nsources > first)
 		qsort(ws->sources + first, ws->nsources - first,
 		      sizeof(cg_source), cmp_source);
-	return 0;
+	/* Then the corpora, in registry order. */
+	rc = add_all_corpora(ws, err);
+	if (rc != 0)
+		cg_workspace_fini(ws);
+	return rc;
 }
 
 void
@@ -565,6 +707,7 @@ cg_workspace_fini(cg_workspace *ws)
 		free(ws->sources[i].wiki);
 		free(ws->sources[i].kind);
 		free(ws->sources[i].remote);
+		free(ws->sources[i].registrar);
 	}
 	free(ws->sources);
 	if (ws->warnings != NULL)

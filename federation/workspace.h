@@ -21,6 +21,9 @@ typedef struct cg_source {
 	char *wiki;	 /* absolute path of its .guild/wiki */
 	char *kind;	 /* sub-guild kind from the manifest, or NULL */
 	char *remote;	 /* remote from the manifest, or NULL */
+	/* Corpora (.hiivmind/corpus/registry.yaml of a repository): */
+	int corpus_kind; /* enum cg_source_kind; 0 for a wiki */
+	char *registrar; /* the registering repository, or NULL */
 } cg_source;
 
 typedef struct cg_workspace {
@@ -42,6 +45,13 @@ typedef struct cg_workspace {
  */
 int cg_workspace_load(cg_workspace *ws, const char *dir, cg_err *err);
 void cg_workspace_fini(cg_workspace *ws);
+
+/* Appends the corpora registered by repo (.hiivmind/corpus/registry.yaml)
+ * as sources: a github corpus at its cache folder (served even before the
+ * first fetch, with no pages), a local one at its folder.  A registry that
+ * does not parse, a local folder that is missing and a corpus id taken by
+ * another source are warnings, not errors. */
+int cg_workspace_add_corpora(cg_workspace *ws, const char *repo, cg_err *err);
 
 /* The source named name, or NULL. */
 const cg_source *cg_workspace_source(const cg_workspace *ws,

@@ -90,8 +90,8 @@ open_node(void)
 	(void)snprintf(wiki, sizeof(wiki), "%s/.guild/wiki", ws);
 	(void)snprintf(sub_repo, sizeof(sub_repo), "%s/sub", ws);
 	(void)snprintf(sub_wiki, sizeof(sub_wiki), "%s/.guild/wiki", sub_repo);
-	src[0] = (cg_node_source){"root", ws, wiki};
-	src[1] = (cg_node_source){"sub", sub_repo, sub_wiki};
+	src[0] = (cg_node_source){"root", ws, wiki, 0, NULL};
+	src[1] = (cg_node_source){"sub", sub_repo, sub_wiki, 0, NULL};
 	o = (cg_node_opts){"fuzz", cache, src, 2};
 	if (cg_mkdir_p(cache, NULL) != 0 || cg_node_new(&fuzz_node, &o, NULL))
 		abort();

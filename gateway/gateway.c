@@ -92,24 +92,39 @@ add_node(cg_gateway *g, const char *url, const char *name, const char *ws,
 
 /* --- in-process nodes ------------------------------------------------------ */
 
+/* A repository's node: its wiki (first) and the corpora it registered. */
+struct group {
+	const cg_source *v[64];
+	size_t n;
+};
+
 static int
-start_inproc(cg_gateway *g, const char *ws, const cg_source *s,
+start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
 	     const char *cache, cg_err *err)
 {
+	const cg_source *s = gr->v[0];
 	char url[256];
 	char name[256];
-	cg_node_source ns = {s->name, s->repo, s->wiki};
+	cg_node_source ns[64];
+	const char *names[64];
 	cg_server_opts o;
 	cg_server *srv = NULL;
 	cg_server **v;
 	int rc;
 
+	for (size_t i = 0; i < gr->n; i++) {
+		const cg_source *x = gr->v[i];
+
+		ns[i] = (cg_node_source){x->name, x->repo, x->wiki,
+					 x->corpus_kind, x->registrar};
+		names[i] = x->name;
+	}
 	(void)snprintf(url, sizeof(url), "inproc://cg-%p-%s-%s", (void *)g, ws,
 		       s->name);
 	(void)snprintf(name, sizeof(name), "%s/%s", ws, s->name);
 	memset(&o, 0, sizeof(o));
-	o.sources = &ns;
-	o.nsources = 1;
+	o.sources = ns;
+	o.nsources = gr->n;
 	o.cache_dir = cache;
 	o.listen = url;
 	o.name = name;
@@ -126,7 +141,7 @@ start_inproc(cg_gateway *g, const char *ws, const cg_source *s,
 		return rc;
 	}
 	g->servers[g->nservers++] = srv;
-	return add_node(g, url, name, ws, (const char *const *)&s->name, 1)
+	return add_node(g, url, name, ws, names, gr->n)
 		   ? cg_err_set(err, CG_ENOMEM, "out of memory")
 		   : 0;
 }
@@ -170,8 +185,11 @@ read_listening(int fd, char *url, size_t n)
 
 static int
 start_child(cg_gateway *g, const char *exe, const char *ws,
-	    const cg_source *s, const char *cache, cg_err *err)
+	    const struct group *gr, const char *cache, cg_err *err)
 {
+	const cg_source *s = gr->v[0];
+	const char *names[64];
+
 	char listen[4096];
 	char url[512];
 	char name[256];
@@ -206,25 +224,64 @@ start_child(cg_gateway *g, const char *exe, const char *ws,
 				  name, SPAWN_TIMEOUT_MS);
 	}
 	close(fds[0]);
-	return add_node(g, url, name, ws, (const char *const *)&s->name, 1)
+	for (size_t i = 0; i < gr->n; i++)
+		names[i] = gr->v[i]->name;
+	return add_node(g, url, name, ws, names, gr->n)
 		   ? cg_err_set(err, CG_ENOMEM, "out of memory")
 		   : 0;
 }
 
 /* --- assembly -------------------------------------------------------------- */
 
+/* The sources of node i: source i and, when it is a wiki, the corpora its
+ * repository registered (a corpus whose registrar has no wiki is a node of
+ * its own).  Marks them taken. */
+static void
+group_of(const cg_workspace *ws, size_t i, bool *taken, struct group *gr)
+{
+	const cg_source *s = &ws->sources[i];
+
+	gr->n = 0;
+	gr->v[gr->n++] = s;
+	taken[i] = true;
+	for (size_t j = 0; j < ws->nsources && gr->n < 64; j++) {
+		const cg_source *c = &ws->sources[j];
+
+		if (taken[j] || c->corpus_kind == 0 || c->registrar == NULL)
+			continue;
+		if (strcmp(c->registrar,
+			   s->corpus_kind ? s->registrar : s->repo) == 0) {
+			gr->v[gr->n++] = c;
+			taken[j] = true;
+		}
+	}
+}
+
 static int
 open_workspace(cg_gateway *g, const cg_conf_workspace *w, const char *cache,
 	       const char *exe, cg_err *err)
 {
 	cg_workspace ws;
+	struct group gr;
+	bool *taken;
 	int rc = cg_workspace_load(&ws, w->path, err);
 
-	for (size_t i = 0; rc == 0 && i < ws.nsources; i++)
-		rc = w->spawn ? start_child(g, exe, w->name, &ws.sources[i],
-					    cache, err)
-			      : start_inproc(g, w->name, &ws.sources[i], cache,
-					     err);
+	if (rc != 0)
+		return rc;
+	taken = calloc(ws.nsources + 1, sizeof(*taken));
+	if (taken == NULL)
+		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < ws.nsources; i++) {
+		if (taken[i])
+			continue;
+		group_of(&ws, i, taken, &gr);
+		/* A child serves a repository's wiki and its corpora;
+		 * corpora without a wiki stay in-process. */
+		rc = w->spawn && gr.v[0]->corpus_kind == 0
+			 ? start_child(g, exe, w->name, &gr, cache, err)
+			 : start_inproc(g, w->name, &gr, cache, err);
+	}
+	free(taken);
 	cg_workspace_fini(&ws);
 	return rc;
 }

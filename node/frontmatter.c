@@ -180,6 +180,7 @@ struct builder {
 	bool ended;                          /* the first document ended */
 	bool done;                           /* and the event after it came */
 	size_t nodes;                        /* nodes seen so far */
+	size_t max_nodes;                    /* cap on nodes */
 	enum strict_fail fail;               /* SF_NONE until a failure */
 	cg_err *err;                         /* gets the first failure */
 };
@@ -207,9 +208,9 @@ fail(struct builder *b, enum strict_fail kind, int code, size_t line,
 static int
 count_node(struct builder *b, size_t line)
 {
-	if (++b->nodes > CG_FM_MAX_NODES)
+	if (++b->nodes > b->max_nodes)
 		return fail(b, SF_HOSTILE, CG_ETOOBIG, line,
-		            "more than %d nodes", CG_FM_MAX_NODES);
+		            "more than %zu nodes", b->max_nodes);
 	return 0;
 }
 
@@ -393,7 +394,8 @@ parser_fail(struct builder *b, const yaml_parser_t *p, const char *yaml,
  * gets the object.
  */
 static enum strict_fail
-strict_parse(const char *yaml, size_t len, json_t **out, cg_err *err)
+strict_parse(const char *yaml, size_t len, size_t max_nodes, json_t **out,
+             cg_err *err)
 {
 	struct builder b;
 	yaml_parser_t p;
@@ -401,6 +403,7 @@ strict_parse(const char *yaml, size_t len, json_t **out, cg_err *err)
 
 	memset(&b, 0, sizeof(b));
 	b.err = err;
+	b.max_nodes = max_nodes;
 	if (!yaml_parser_initialize(&p)) {
 		cg_err_set(err, CG_ENOMEM, "out of memory");
 		return SF_NOMEM;
@@ -870,7 +873,7 @@ cg_fm_parse(const char *yaml, size_t len, json_t **out, cg_err *err)
 		len = 0;
 	}
 	cg_err_clear(&why);
-	sf = strict_parse(yaml, len, &obj, &why);
+	sf = strict_parse(yaml, len, CG_FM_MAX_NODES, &obj, &why);
 	if (sf == SF_NONE) {
 		*out = obj;
 		return CG_FM_OK;
@@ -882,4 +885,21 @@ cg_fm_parse(const char *yaml, size_t len, json_t **out, cg_err *err)
 	cg_err_set(err, why.code, "%s", why.msg);
 	*out = obj;
 	return st;
+}
+
+int
+cg_yaml_load(const char *yaml, size_t len, size_t max_bytes, size_t max_nodes,
+             json_t **out, cg_err *err)
+{
+	enum strict_fail sf;
+
+	*out = NULL;
+	if (len > max_bytes)
+		return cg_err_set(err, CG_ETOOBIG,
+		                  "%zu bytes of YAML, over the %zu-byte limit",
+		                  len, max_bytes);
+	sf = strict_parse(yaml, len, max_nodes, out, err);
+	if (sf == SF_NONE)
+		return 0;
+	return err != NULL && err->code != 0 ? err->code : CG_EPARSE;
 }

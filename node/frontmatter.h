@@ -80,4 +80,14 @@ int cg_fm_split(const char *text, size_t len, size_t *yaml_off,
 enum cg_fm_status cg_fm_parse(const char *yaml, size_t len, json_t **out,
                               cg_err *err);
 
+/*
+ * Strict YAML only (no lenient recovery), for whole configuration and
+ * index files: the same bounded event reader with caller-chosen caps.  The
+ * top level may be any mapping; a non-mapping top level is CG_EPARSE.
+ * *out is a new object on success, NULL on failure (err says why, with
+ * the YAML line).
+ */
+int cg_yaml_load(const char *yaml, size_t len, size_t max_bytes,
+                 size_t max_nodes, json_t **out, cg_err *err);
+
 #endif

@@ -34,6 +34,8 @@ struct cg_index {
 	char *source;	/* source name */
 	char *repo;	/* absolute repo root */
 	char *wiki;	/* absolute wiki dir */
+	int kind;	/* enum cg_source_kind */
+	char *registrar; /* corpus: the registering repository, or NULL */
 	char *dir;	/* this source's folder in the cache */
 	sqlite3 *db;	/* live generation, NULL before open */
 	int64_t gen;	/* live generation number */
@@ -543,6 +545,8 @@ cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err)
 	idx->source = strdup(opts->source);
 	idx->repo = strdup(opts->repo);
 	idx->wiki = strdup(opts->wiki);
+	idx->kind = opts->kind;
+	idx->registrar = opts->registrar ? strdup(opts->registrar) : NULL;
 	idx->dir = source_dir(opts);
 	idx->vis.source = idx->source;
 	if (!idx->source || !idx->repo || !idx->wiki || !idx->dir) {
@@ -577,6 +581,7 @@ cg_index_free(cg_index *idx)
 	free(idx->source);
 	free(idx->repo);
 	free(idx->wiki);
+	free(idx->registrar);
 	free(idx->dir);
 	free(idx);
 }
@@ -623,6 +628,18 @@ cg_index_wiki(const cg_index *idx)
 	return idx->wiki;
 }
 
+int
+cg_index_kind(const cg_index *idx)
+{
+	return idx->kind;
+}
+
+const char *
+cg_index_registrar(const cg_index *idx)
+{
+	return idx->registrar;
+}
+
 int64_t
 cg_index_generation(const cg_index *idx)
 {
@@ -643,7 +660,8 @@ rebuild_locked(cg_index *idx, const char *reason, cg_sync_stats *st,
 	if (rc == 0)
 		rc = create_schema(idx, db, err);
 	if (rc == 0)
-		rc = cg_index_write_sync(db, idx->repo, idx->wiki, st, err);
+		rc = cg_index_write_sync(db, idx->repo, idx->wiki, idx->kind, st,
+		                         err);
 	if (rc == 0)
 		rc = write_current(idx, gen, err);
 	if (rc != 0) {
@@ -729,7 +747,8 @@ cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err)
 	cg_err_clear(&local);
 	problems_forget(idx); /* this connection's commits do not bump
 				 data_version */
-	rc = cg_index_write_sync(idx->db, idx->repo, idx->wiki, st, &local);
+	rc = cg_index_write_sync(idx->db, idx->repo, idx->wiki, idx->kind,
+	                         st, &local);
 	if (rc == CG_ECORRUPT) {
 		char reason[CG_ERR_MSG_MAX + 16];
 

@@ -53,7 +53,10 @@ typedef struct cg_index_opts {
 	const char *cache_dir; /* root of all indexes */
 	const char *source;    /* source name ("root", a sub-guild) */
 	const char *repo;      /* absolute repository root */
-	const char *wiki;      /* absolute wiki directory inside repo */
+	const char *wiki;      /* absolute wiki directory inside repo; for
+				  a corpus, equal to repo (its folder) */
+	int kind;	       /* enum cg_source_kind (corpus_scan.h) */
+	const char *registrar; /* corpus: the registering repository */
 } cg_index_opts;
 
 /* What one sync did; the counters feed --explain and the receipt. */
@@ -121,6 +124,10 @@ const char *cg_index_source(const cg_index *idx);
 const char *cg_index_repo(const cg_index *idx);
 const char *cg_index_wiki(const cg_index *idx);
 int64_t cg_index_generation(const cg_index *idx);
+/* enum cg_source_kind: a wiki, or a local or remote corpus. */
+int cg_index_kind(const cg_index *idx);
+/* A corpus's registering repository (registry-graph, state), or NULL. */
+const char *cg_index_registrar(const cg_index *idx);
 
 /* Total rows and per-column token totals of the sections table. */
 int cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],

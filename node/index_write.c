@@ -9,6 +9,10 @@
 #define _GNU_SOURCE
 #include "index_write.h"
 
+#include "corpus_scan.h"
+
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +39,7 @@ struct writer {
 	const char *wiki;
 	cg_sync_stats *st;
 	cg_err *err;
+	char **warnings; /* a corpus's dangling references, or NULL */
 	struct known *known; /* sorted by path */
 	size_t nknown;
 	/* Statements prepared once per sync, by their (static) SQL text:
@@ -519,6 +524,16 @@ touch_page(struct writer *w, const struct known *k, const cg_scan_entry *e)
 	return rc;
 }
 
+static int64_t
+overlay_hash(const json_t *ov)
+{
+	char *s = json_dumps(ov, JSON_COMPACT | JSON_SORT_KEYS);
+	int64_t h = s ? (int64_t)cg_hash64(s, strlen(s)) : 0;
+
+	free(s);
+	return h;
+}
+
 /* Indexes the text of a changed file (replacing any older rows). */
 static int
 index_text(struct writer *w, const struct known *k, const cg_scan_entry *e,
@@ -529,6 +544,9 @@ index_text(struct writer *w, const struct known *k, const cg_scan_entry *e,
 	cg_page page;
 	int64_t id = 0;
 	int rc;
+
+	if (e->overlay != NULL) /* corpus: the entry is content too */
+		hash ^= overlay_hash(e->overlay);
 
 	if (k != NULL && k->hash == hash) {
 		rc = touch_page(w, k, e);
@@ -541,6 +559,11 @@ index_text(struct writer *w, const struct known *k, const cg_scan_entry *e,
 	if (rc != 0) {
 		free(slug);
 		return rc;
+	}
+	if (cg_page_overlay(&page, e->overlay) != 0) {
+		cg_page_fini(&page);
+		free(slug);
+		return cg_err_set(w->err, CG_ENOMEM, "index: out of memory");
 	}
 	if (k != NULL)
 		rc = delete_page(w, k->id);
@@ -646,6 +669,13 @@ sync_file(struct writer *w, const cg_scan_entry *e)
 	if (e->kind == CG_SCAN_SYMLINK)
 		return skip_file(w, k, e->rel, "symlink",
 		                 "symlink not followed");
+	if (e->virt) {
+		text = cg_corpus_virtual_text(e->overlay, &len);
+		if (text == NULL)
+			return cg_err_set(w->err, CG_ENOMEM, "out of memory");
+		rc = index_text(w, k, e, text, len);
+		goto out;
+	}
 	if ((uint64_t)e->size > CG_PAGE_MAX_BYTES) {
 		char msg[160];
 
@@ -677,6 +707,29 @@ out:
 	return rc;
 }
 
+/* A corpus's warnings (dangling references, skipped entries) as problems
+ * "corpus#N", replacing the last sync's. */
+static int
+corpus_problems(struct writer *w)
+{
+	sqlite3_stmt *st = NULL;
+	char path[32];
+	int rc;
+
+	if (w->warnings == NULL)
+		return 0;
+	rc = prepare(w, "DELETE FROM problems WHERE kind = 'corpus'", &st);
+	if (rc == 0)
+		rc = step_done(w, st, "problem");
+	if (st != NULL)
+		sqlite3_reset(st);
+	for (size_t i = 0; rc == 0 && w->warnings[i] != NULL; i++) {
+		(void)snprintf(path, sizeof(path), "corpus#%zu", i + 1);
+		rc = set_problem(w, path, "corpus", w->warnings[i]);
+	}
+	return rc;
+}
+
 static int
 sync_all(struct writer *w, const cg_scan *scan)
 {
@@ -695,18 +748,34 @@ sync_all(struct writer *w, const cg_scan *scan)
 	/* Problems of files that are gone. */
 	if (rc == 0)
 		rc = prune_problems(w, scan);
+	if (rc == 0)
+		rc = corpus_problems(w);
 	return rc;
 }
 
-int
-cg_index_write_sync(sqlite3 *db, const char *repo, const char *wiki,
-                    cg_sync_stats *st, cg_err *err)
+/* The identity of a folder: a fetch that publishes swaps it. */
+static ino_t
+folder_id(const char *dir)
 {
-	struct writer w = {db, repo, wiki, st, err, NULL, 0, {{NULL, NULL}}, 0};
+	struct stat st;
+
+	return stat(dir, &st) == 0 ? st.st_ino : 0;
+}
+
+/* One attempt; 1 (rolled back) when kind is a remote corpus whose folder
+ * was swapped by a publish while it was read. */
+static int
+sync_once(sqlite3 *db, const char *repo, const char *wiki, int kind,
+          cg_sync_stats *st, cg_err *err)
+{
+	struct writer w = {db,   repo, wiki, st, err, NULL,
+	                   NULL, 0,    {{NULL, NULL}}, 0};
+	ino_t before = kind == CG_SRC_CORPUS_REMOTE ? folder_id(repo) : 0;
 	cg_scan scan;
 	int rc;
 
-	rc = cg_scan_wiki(&scan, repo, wiki, err);
+	rc = cg_scan_source(&scan, repo, wiki, (enum cg_source_kind)kind,
+	                    &w.warnings, err);
 	if (rc != 0)
 		return rc;
 	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -719,6 +788,8 @@ cg_index_write_sync(sqlite3 *db, const char *repo, const char *wiki,
 		rc = sync_all(&w, &scan);
 	if (rc == 0)
 		rc = touch_meta(&w);
+	if (rc == 0 && before != 0 && folder_id(repo) != before)
+		rc = 1;
 	if (rc == 0) {
 		int src = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 
@@ -733,7 +804,27 @@ cg_index_write_sync(sqlite3 *db, const char *repo, const char *wiki,
 	cache_fini(&w);
 out_scan:
 	cg_scan_fini(&scan);
+	cg_corpus_warnings_free(w.warnings);
 	return rc;
+}
+
+int
+cg_index_write_sync(sqlite3 *db, const char *repo, const char *wiki,
+                    int kind, cg_sync_stats *st, cg_err *err)
+{
+	cg_sync_stats first = *st;
+	int rc;
+
+	/* A reader sees the old or the new corpus: a sync that read across
+	 * a publish is thrown away and run again on the new folder. */
+	for (int i = 0; i < 5; i++) {
+		*st = first;
+		rc = sync_once(db, repo, wiki, kind, st, err);
+		if (rc <= 0)
+			return rc;
+	}
+	return cg_err_set(err, CG_EUNAVAIL,
+	                  "%s kept changing during the sync; retried", repo);
 }
 
 json_t *

@@ -16,6 +16,7 @@
 #include "index.h"
 #include "query.h"
 #include "search.h"
+#include "tools_corpus.h"
 #include "tools_page.h"
 #include "tools_walk.h"
 
@@ -46,8 +47,9 @@ cg_node_new(cg_node **out, const cg_node_opts *o, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	}
 	for (size_t i = 0; i < o->nsources && rc == 0; i++) {
-		cg_index_opts io = {o->cache_dir, o->sources[i].name,
-				    o->sources[i].repo, o->sources[i].wiki};
+		cg_index_opts io = {o->cache_dir,	  o->sources[i].name,
+				    o->sources[i].repo,	  o->sources[i].wiki,
+				    o->sources[i].kind, o->sources[i].registrar};
 
 		n->src[i].name = strdup(o->sources[i].name);
 		if (n->src[i].name == NULL)
@@ -325,6 +327,10 @@ op_search(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	json_object_set_new(res, "hits", hits);
 	json_object_set_new(res, "per_source", per);
 	json_object_set_new(res, "followups", fu);
+	for (size_t i = 0; i < n->nsrc; i++)
+		if (cg_index_kind(n->src[i].idx) != 0 &&
+		    cg_node_in_scope(args, n->src[i].name))
+			json_object_set_new(res, "corpora", json_true());
 	if (rc != 0)
 		return rc;
 	memset(&g, 0, sizeof(g));
@@ -413,6 +419,7 @@ static const struct {
     {"resolve", cg_tool_resolve},
     {"list", cg_walk_list}, {"map", cg_walk_map},
     {"grep", cg_walk_grep}, {"status", cg_walk_status},
+    {"concept", cg_op_concept}, {"corpus_graph", cg_op_corpus_graph},
 };
 
 /* {source: generation} of every source, after following CURRENT. */

@@ -33,7 +33,9 @@ typedef struct cg_node cg_node;
 typedef struct cg_node_source {
 	const char *name; /* source name */
 	const char *repo; /* absolute repository root */
-	const char *wiki; /* absolute wiki folder */
+	const char *wiki; /* absolute wiki folder (a corpus: its folder) */
+	int kind;	  /* enum cg_source_kind: 0 wiki, else a corpus */
+	const char *registrar; /* corpus: the registering repository */
 } cg_node_source;
 
 typedef struct cg_node_opts {

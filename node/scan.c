@@ -69,6 +69,8 @@ push_entry(cg_scan *s, const char *rel, const char *category,
 	e->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000LL +
 		      st->st_mtim.tv_nsec;
 	e->kind = kind;
+	e->overlay = NULL;
+	e->virt = false;
 	s->n++;
 	return 0;
 }
@@ -202,9 +204,28 @@ cg_scan_wiki(cg_scan *out, const char *repo, const char *wiki, cg_err *err)
 				  rc == CG_ETOOBIG ? "too many files"
 						   : "out of memory");
 	}
-	if (out->n > 1)
-		qsort(out->v, out->n, sizeof(*out->v), cmp_entry);
+	cg_scan_sort(out);
 	return 0;
+}
+
+void
+cg_scan_sort(cg_scan *s)
+{
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_entry);
+}
+
+int
+cg_scan_push(cg_scan *s, const char *rel, int64_t size, int64_t mtime_ns,
+	     enum cg_scan_kind kind)
+{
+	struct stat st;
+
+	memset(&st, 0, sizeof(st));
+	st.st_size = size;
+	st.st_mtim.tv_sec = mtime_ns / 1000000000;
+	st.st_mtim.tv_nsec = mtime_ns % 1000000000;
+	return push_entry(s, rel, NULL, &st, kind);
 }
 
 void
@@ -212,8 +233,10 @@ cg_scan_fini(cg_scan *s)
 {
 	if (s == NULL)
 		return;
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		free(s->v[i].rel);
+		json_decref(s->v[i].overlay);
+	}
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }

@@ -10,8 +10,11 @@
 #ifndef CG_SCAN_H
 #define CG_SCAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "cg_err.h"
 
@@ -26,6 +29,9 @@ typedef struct cg_scan_entry {
 	int64_t size;
 	int64_t mtime_ns;
 	enum cg_scan_kind kind;
+	/* Corpus sources (node/corpus_scan.c) only, else NULL/false: */
+	json_t *overlay; /* the index entry's metadata, owned */
+	bool virt;	 /* no document here: the entry alone is indexed */
 } cg_scan_entry;
 
 typedef struct cg_scan {
@@ -39,6 +45,12 @@ typedef struct cg_scan {
 int cg_scan_wiki(cg_scan *out, const char *repo, const char *wiki,
 		 cg_err *err);
 void cg_scan_fini(cg_scan *s);
+
+/* Sorts by rel (the order every consumer bsearches in). */
+void cg_scan_sort(cg_scan *s);
+/* Appends an entry (rel copied); CG_ENOMEM or CG_ETOOBIG. */
+int cg_scan_push(cg_scan *s, const char *rel, int64_t size, int64_t mtime_ns,
+		 enum cg_scan_kind kind);
 
 /* True when the file name is wiki bookkeeping, not a page. */
 int cg_scan_excluded(const char *name);

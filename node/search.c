@@ -17,6 +17,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "tools_corpus.h"
 #include "cg_buf.h"
 #include "page.h"
 #include "raw.h"
@@ -533,6 +534,8 @@ add_hit(cg_index *idx, const cg_search_opts *o, const struct cand *c,
 		return rc == SQLITE_DONE ? 0 : sql_err(idx, rc, "page", err);
 	}
 	h = hit_from_row(idx, st, followups);
+	json_object_set_new(h, "stale", json_false());
+	cg_corpus_decorate(idx, h);
 	if (c->rowid >= 0)
 		snip = snippet_for(idx, o, c);
 	json_object_set_new(h, "snippet",
@@ -545,7 +548,6 @@ add_hit(cg_index *idx, const cg_search_opts *o, const struct cand *c,
 	json_object_set_new(h, "match_rank", json_integer(c->m));
 	json_object_set_new(h, "line_range",
 			    json_pack("[i, i]", c->line_start, c->line_end));
-	json_object_set_new(h, "stale", json_false());
 	if (o->explain)
 		json_object_set_new(
 		    h, "explain",

@@ -34,6 +34,7 @@
 
 #include "cg_buf.h"
 #include "cg_fs.h"
+#include "corpus_scan.h"
 #include "node.h"
 #include "wire.h"
 #include "workspace.h"
@@ -160,7 +161,9 @@ copy_names(cg_server *s, const cg_server_opts *o, cg_err *err)
 	for (size_t i = 0; i < s->ws.nsources; i++)
 		s->src[i] = (cg_node_source){s->ws.sources[i].name,
 		                             s->ws.sources[i].repo,
-		                             s->ws.sources[i].wiki};
+		                             s->ws.sources[i].wiki,
+		                             s->ws.sources[i].corpus_kind,
+		                             s->ws.sources[i].registrar};
 	return 0;
 }
 
@@ -338,6 +341,11 @@ take_sources(cg_server *s, const cg_server_opts *o, cg_err *err)
 		d->name = strdup(o->sources[i].name);
 		d->repo = strdup(o->sources[i].repo);
 		d->wiki = strdup(o->sources[i].wiki);
+		d->corpus_kind = o->sources[i].kind;
+		if (o->sources[i].registrar != NULL &&
+		    (d->registrar = strdup(o->sources[i].registrar)) == NULL)
+			return cg_err_set(err, CG_ENOMEM,
+			                  "node: out of memory");
 		if (!d->name || !d->repo || !d->wiki)
 			return cg_err_set(err, CG_ENOMEM,
 			                  "node: out of memory");
@@ -692,8 +700,22 @@ watch_all(cg_server *s, struct watcher *w)
 {
 	if (w->fd < 0)
 		return;
-	for (size_t i = 0; i < s->ws.nsources; i++)
-		watch_tree(s, w, s->ws.sources[i].wiki, 0);
+	for (size_t i = 0; i < s->ws.nsources; i++) {
+		const cg_source *src = &s->ws.sources[i];
+		char *parent;
+
+		watch_tree(s, w, src->wiki, 0);
+		if (src->corpus_kind != CG_SRC_CORPUS_REMOTE)
+			continue;
+		/* A fetch publishes by swapping the folder: the old one's
+		 * watches die with it, its parent sees the swap. */
+		parent = cg_path_join(src->wiki, "..");
+		if (parent != NULL)
+			(void)inotify_add_watch(w->fd, parent,
+			                        WATCH_MASK | IN_ONLYDIR |
+			                            IN_DONT_FOLLOW);
+		free(parent);
+	}
 }
 
 static void
@@ -722,7 +744,9 @@ event_matters(const struct inotify_event *ev, const char *name)
 		return false;
 	if ((ev->mask & IN_ISDIR) || n == 0)
 		return true;
-	return n >= 3 && memcmp(name + n - 3, ".md", 3) == 0;
+	/* .yaml: a corpus's index, config and graph. */
+	return (n >= 3 && memcmp(name + n - 3, ".md", 3) == 0) ||
+	       (n >= 5 && memcmp(name + n - 5, ".yaml", 5) == 0);
 }
 
 /* Reads the pending events; returns how many matter. */

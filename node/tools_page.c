@@ -151,6 +151,32 @@ walk(int dfd, const char *sub, const char *rel, int *fd, cg_err *err)
 	}
 }
 
+/* Opens the regular file sub below the folder root, component by
+ * component (rel is the path as the caller named it, for messages). */
+static int
+open_below(int *fd, const char *root, const char *sub, const char *rel,
+           cg_err *err)
+{
+	struct stat st;
+	int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc;
+
+	if (dfd < 0)
+		return cg_err_set(err, CG_ENOTFOUND,
+		                  "the source's folder is missing (a corpus "
+		                  "not fetched yet, or a wiki removed)");
+	rc = walk(dfd, sub, rel, fd, err);
+	if (rc != 0)
+		return rc;
+	if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(*fd);
+		*fd = -1;
+		return cg_err_set(err, CG_EINVAL,
+		                  "'%.300s' is not a regular file", rel);
+	}
+	return 0;
+}
+
 int
 cg_page_open(int *fd, const char *repo, const char *wiki, const char *rel,
              size_t len, cg_err *err)
@@ -158,8 +184,6 @@ cg_page_open(int *fd, const char *repo, const char *wiki, const char *rel,
 	size_t rn = strlen(repo);
 	size_t wn;
 	const char *wrel;
-	struct stat st;
-	int dfd;
 	int rc;
 
 	*fd = -1;
@@ -168,6 +192,9 @@ cg_page_open(int *fd, const char *repo, const char *wiki, const char *rel,
 		return rc;
 	while (rn > 1 && repo[rn - 1] == '/')
 		rn--;
+	/* A corpus: its folder is both the repository and the root. */
+	if (strncmp(wiki, repo, rn) == 0 && wiki[rn] == '\0')
+		return open_below(fd, repo, rel, rel, err);
 	if (strncmp(wiki, repo, rn) != 0 || wiki[rn] != '/')
 		return refuse(err, rel,
 		              "the source's wiki is not inside "
@@ -180,20 +207,7 @@ cg_page_open(int *fd, const char *repo, const char *wiki, const char *rel,
 		return refuse(err, rel,
 		              "path escapes the source root (pages live "
 		              "under the source's wiki folder)");
-	dfd = open(wiki, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return cg_err_set(err, CG_ENOTFOUND,
-		                  "the source's wiki folder is missing");
-	rc = walk(dfd, rel + wn + 1, rel, fd, err);
-	if (rc != 0)
-		return rc;
-	if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(*fd);
-		*fd = -1;
-		return cg_err_set(err, CG_EINVAL,
-		                  "'%.300s' is not a regular file", rel);
-	}
-	return 0;
+	return open_below(fd, wiki, rel + wn + 1, rel, err);
 }
 
 void

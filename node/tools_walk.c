@@ -12,6 +12,7 @@
 #include "tools_walk.h"
 
 #include "acl.h"
+#include "corpus_scan.h"
 #include "cg_args.h"
 
 #include <sys/stat.h>
@@ -699,14 +700,15 @@ grep_source(struct grep_run *r, cg_index *idx, const char *prefix, cg_err *err)
 
 	if (rc != 0)
 		return rc;
-	rc = cg_scan_wiki(&sc, cg_index_repo(idx), cg_index_wiki(idx), err);
+	rc = cg_scan_source(&sc, cg_index_repo(idx), cg_index_wiki(idx),
+	                    (enum cg_source_kind)cg_index_kind(idx), NULL, err);
 	r->source = cg_index_source(idx);
 	for (size_t i = 0; rc == 0 && i < sc.n && !r->expired; i++) {
 		if (cg_node_expired(r->node)) {
 			r->expired = 1;
 			break;
 		}
-		if (prefix_has(&pre, sc.v[i].rel) &&
+		if (!sc.v[i].virt && prefix_has(&pre, sc.v[i].rel) &&
 		    cg_acl_allows(cg_index_acl(idx), r->source, sc.v[i].rel))
 			rc = grep_entry(r, cg_index_repo(idx), &sc.v[i], err);
 	}

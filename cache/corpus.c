@@ -1,0 +1,472 @@
+/*
+ * corpus.c - paths of the corpus cache, _cache_meta.json, the freshness
+ * state file, and loading a corpus folder's files for the indexer.
+ *
+ * Must not fetch, probe or index: cache/fetch.c does the first two,
+ * node/corpus_scan.c the last.
+ */
+#define _DEFAULT_SOURCE /* timegm */
+#include "corpus.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "cg_fs.h"
+
+#define REG_REL	  ".hiivmind/corpus/registry.yaml"
+#define GRAPH_REL ".hiivmind/corpus/registry-graph.yaml"
+#define CACHE_REL ".hiivmind/corpus/cache"
+#define META_MAX  (64u << 10)
+
+char *
+cg_corpus_registry_path(const char *repo)
+{
+	return cg_path_join(repo, REG_REL);
+}
+
+char *
+cg_corpus_reggraph_path(const char *repo)
+{
+	return cg_path_join(repo, GRAPH_REL);
+}
+
+char *
+cg_corpus_cache_root(const char *repo)
+{
+	return cg_path_join(repo, CACHE_REL);
+}
+
+char *
+cg_corpus_cache_dir(const char *cache_root, const char *id)
+{
+	return cg_path_join(cache_root, id);
+}
+
+char *
+cg_corpus_state_path(const char *cache_root, const char *id)
+{
+	char name[300];
+
+	(void)snprintf(name, sizeof(name), "%s/%s.json", CG_CORPUS_STATE, id);
+	return cg_path_join(cache_root, name);
+}
+
+/* Reads path fully; CG_ENOTFOUND when it does not exist. */
+static int
+read_opt(const char *path, size_t max, char **text, size_t *len, cg_err *err)
+{
+	struct stat st;
+
+	*text = NULL;
+	*len = 0;
+	if (lstat(path, &st) != 0 && errno == ENOENT)
+		return CG_ENOTFOUND;
+	return cg_file_read(path, max, text, len, err);
+}
+
+int
+cg_corpus_registry_load(cg_hm_registry *r, const char *repo, cg_err *err)
+{
+	char *path = cg_corpus_registry_path(repo);
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (path == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	rc = read_opt(path, CG_HM_MAX_BYTES, &text, &len, err);
+	if (rc == CG_ENOTFOUND) {
+		free(path);
+		r->warnings = calloc(1, sizeof(char *));
+		return r->warnings ? 0 : cg_err_set(err, CG_ENOMEM, "oom");
+	}
+	if (rc == 0)
+		rc = cg_hm_registry_parse(r, text, len, err);
+	if (rc != 0)
+		cg_err_set(err, rc, "%s", path);
+	free(text);
+	free(path);
+	return rc;
+}
+
+/* --- _cache_meta.json ------------------------------------------------- */
+
+static void
+copy_str(char *dst, size_t n, const json_t *v)
+{
+	(void)snprintf(dst, n, "%s", json_is_string(v) ? json_string_value(v)
+						       : "");
+}
+
+int
+cg_cache_meta_read(cg_cache_meta *m, const char *dir, cg_err *err)
+{
+	char *path = cg_path_join(dir, CG_CORPUS_META);
+	char *text = NULL;
+	size_t len = 0;
+	json_t *j;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (path == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	rc = read_opt(path, META_MAX, &text, &len, err);
+	free(path);
+	if (rc != 0)
+		return rc;
+	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+	free(text);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return cg_err_set(err, CG_EPARSE,
+				  "%s/%s: not a JSON object", dir,
+				  CG_CORPUS_META);
+	}
+	copy_str(m->corpus_id, sizeof(m->corpus_id),
+		 json_object_get(j, "corpus_id"));
+	copy_str(m->source_repo, sizeof(m->source_repo),
+		 json_object_get(j, "source_repo"));
+	copy_str(m->source_ref, sizeof(m->source_ref),
+		 json_object_get(j, "source_ref"));
+	copy_str(m->cached_at, sizeof(m->cached_at),
+		 json_object_get(j, "cached_at"));
+	copy_str(m->cached_commit_sha, sizeof(m->cached_commit_sha),
+		 json_object_get(j, "cached_commit_sha"));
+	m->ttl_days = json_number_value(json_object_get(j, "ttl_days"));
+	json_decref(j);
+	return 0;
+}
+
+int
+cg_cache_meta_write(const cg_cache_meta *m, const char *dir, cg_err *err)
+{
+	char *path = cg_path_join(dir, CG_CORPUS_META);
+	json_t *j = json_object();
+	double whole = (double)(long)m->ttl_days;
+	char *text;
+	int rc;
+
+	json_object_set_new(j, "corpus_id", json_string(m->corpus_id));
+	json_object_set_new(j, "source_repo", json_string(m->source_repo));
+	json_object_set_new(j, "source_ref", json_string(m->source_ref));
+	json_object_set_new(j, "cached_at", json_string(m->cached_at));
+	json_object_set_new(j, "cached_commit_sha",
+			    json_string(m->cached_commit_sha));
+	json_object_set_new(j, "ttl_days",
+			    whole == m->ttl_days
+				? json_integer((json_int_t)m->ttl_days)
+				: json_real(m->ttl_days));
+	text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	if (path == NULL || text == NULL) {
+		free(path);
+		free(text);
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
+	rc = cg_file_write_atomic(path, text, strlen(text), err);
+	free(text);
+	free(path);
+	return rc;
+}
+
+/* Parses "YYYY-MM-DDTHH:MM:SSZ" as UTC; -1 when it does not. */
+static time_t
+parse_stamp(const char *s)
+{
+	struct tm tm;
+	int y, mo, d, h, mi, se;
+	char z = 0;
+
+	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &se,
+		   &z) != 7 ||
+	    z != 'Z')
+		return (time_t)-1;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = se;
+	return timegm(&tm);
+}
+
+long
+cg_cache_meta_age(const cg_cache_meta *m, time_t now)
+{
+	time_t t = parse_stamp(m->cached_at);
+
+	return t == (time_t)-1 ? -1 : (long)(now - t);
+}
+
+void
+cg_utc_stamp(char out[32], time_t t)
+{
+	struct tm tm;
+
+	(void)gmtime_r(&t, &tm);
+	(void)strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* --- the freshness state -------------------------------------------- */
+
+void
+cg_corpus_state_read(cg_corpus_state *s, const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	json_t *j;
+
+	memset(s, 0, sizeof(*s));
+	if (cg_file_read(path, META_MAX, &text, &len, NULL) != 0)
+		return;
+	j = json_loadb(text, len, 0, NULL);
+	free(text);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return;
+	}
+	copy_str(s->etag, sizeof(s->etag), json_object_get(j, "etag"));
+	copy_str(s->remote_sha, sizeof(s->remote_sha),
+		 json_object_get(j, "remote_sha"));
+	copy_str(s->checked_at, sizeof(s->checked_at),
+		 json_object_get(j, "checked_at"));
+	copy_str(s->last_error, sizeof(s->last_error),
+		 json_object_get(j, "last_error"));
+	copy_str(s->last_error_at, sizeof(s->last_error_at),
+		 json_object_get(j, "last_error_at"));
+	json_decref(j);
+}
+
+int
+cg_corpus_state_write(const cg_corpus_state *s, const char *path,
+		      cg_err *err)
+{
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s}", "etag", s->etag,
+			      "remote_sha", s->remote_sha, "checked_at",
+			      s->checked_at, "last_error", s->last_error,
+			      "last_error_at", s->last_error_at);
+	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+		       : NULL;
+	int rc;
+
+	json_decref(j);
+	if (text == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	rc = cg_file_write_atomic(path, text, strlen(text), err);
+	free(text);
+	return rc;
+}
+
+bool
+cg_corpus_note(const cg_cache_meta *m, const cg_corpus_state *s, char *out,
+	       size_t n)
+{
+	out[0] = '\0';
+	if (s->remote_sha[0] && m->cached_commit_sha[0] &&
+	    strcmp(s->remote_sha, m->cached_commit_sha) != 0)
+		(void)snprintf(out, n,
+			       "indexed at %.7s, source is now at %.7s%s%s",
+			       m->cached_commit_sha, s->remote_sha,
+			       s->last_error[0] ? "; last refresh failed: "
+						: "",
+			       s->last_error);
+	else if (s->last_error[0])
+		(void)snprintf(out, n,
+			       "indexed at %.7s; last refresh failed at %s: %s",
+			       m->cached_commit_sha[0] ? m->cached_commit_sha
+						       : "(unknown)",
+			       s->last_error_at, s->last_error);
+	return out[0] != '\0';
+}
+
+/* --- loading a corpus folder ---------------------------------------- */
+
+static int
+add_warning(cg_corpus *c, size_t *nw, const char *file, const char *msg)
+{
+	char **v = realloc(c->warnings, (*nw + 2) * sizeof(*v));
+	char *s;
+	size_t len = strlen(file) + strlen(msg) + 3;
+
+	if (v == NULL)
+		return CG_ENOMEM;
+	c->warnings = v;
+	s = malloc(len);
+	if (s == NULL)
+		return CG_ENOMEM;
+	(void)snprintf(s, len, "%s: %s", file, msg);
+	v[(*nw)++] = s;
+	v[*nw] = NULL;
+	return 0;
+}
+
+static void
+add_warnings(cg_corpus *c, size_t *nw, const char *file, char **list)
+{
+	for (size_t i = 0; list != NULL && list[i] != NULL; i++)
+		(void)add_warning(c, nw, file, list[i]);
+}
+
+/* Reads dir/name; CG_ENOTFOUND when absent. */
+static int
+read_file_in(const char *dir, const char *name, char **text, size_t *len,
+	     cg_err *err)
+{
+	char *path = cg_path_join(dir, name);
+	int rc;
+
+	if (path == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	rc = read_opt(path, CG_HM_MAX_BYTES, text, len, err);
+	free(path);
+	return rc;
+}
+
+static int
+load_index(cg_corpus *c, cg_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = read_file_in(c->dir, "index.yaml", &text, &len, err);
+
+	if (rc == 0) {
+		rc = cg_hm_index_parse_v2(&c->index, text, len, err);
+		if (rc != 0)
+			cg_err_set(err, rc, "%s/index.yaml", c->dir);
+	} else if (rc == CG_ENOTFOUND) {
+		rc = read_file_in(c->dir, "index.md", &text, &len, err);
+		if (rc == CG_ENOTFOUND)
+			return cg_err_set(err, CG_ENOTFOUND,
+					  "%s: no index.yaml or index.md",
+					  c->dir);
+		if (rc == 0)
+			rc = cg_hm_index_parse_v1(&c->index, text, len, err);
+	}
+	free(text);
+	return rc;
+}
+
+/* config.yaml and graph.yaml: optional; damage is a warning. */
+static void
+load_optional(cg_corpus *c, size_t *nw)
+{
+	char *text = NULL;
+	size_t len = 0;
+	cg_err e;
+
+	cg_err_clear(&e);
+	if (read_file_in(c->dir, "config.yaml", &text, &len, &e) == 0) {
+		if (cg_hm_config_parse(&c->config, text, len, &e) == 0)
+			c->has_config = true;
+		else
+			(void)add_warning(c, nw, "config.yaml", e.msg);
+	}
+	free(text);
+	text = NULL;
+	cg_err_clear(&e);
+	if (read_file_in(c->dir, "graph.yaml", &text, &len, &e) == 0) {
+		if (cg_hm_graph_parse(&c->graph, text, len, &e) == 0)
+			c->has_graph = true;
+		else
+			(void)add_warning(c, nw, "graph.yaml", e.msg);
+	}
+	free(text);
+}
+
+int
+cg_corpus_load(cg_corpus *c, const char *dir, bool remote, cg_err *err)
+{
+	size_t nw = 0;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->remote = remote;
+	c->dir = strdup(dir);
+	c->warnings = calloc(1, sizeof(char *));
+	if (c->dir == NULL || c->warnings == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	rc = load_index(c, err);
+	if (rc != 0)
+		return rc;
+	load_optional(c, &nw);
+	cg_hm_check(&c->index, c->has_config ? &c->config : NULL,
+		    c->has_graph ? &c->graph : NULL);
+	add_warnings(c, &nw, c->index.version == 2 ? "index.yaml" : "index.md",
+		     c->index.warnings);
+	if (c->has_config)
+		add_warnings(c, &nw, "config.yaml", c->config.warnings);
+	if (c->has_graph)
+		add_warnings(c, &nw, "graph.yaml", c->graph.warnings);
+	return 0;
+}
+
+void
+cg_corpus_fini(cg_corpus *c)
+{
+	if (c == NULL)
+		return;
+	if (c->has_config)
+		cg_hm_config_fini(&c->config);
+	if (c->has_graph)
+		cg_hm_graph_fini(&c->graph);
+	cg_hm_index_fini(&c->index);
+	for (size_t i = 0; c->warnings != NULL && c->warnings[i]; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
+	free(c->dir);
+	memset(c, 0, sizeof(*c));
+}
+
+static char *
+join3(const char *a, const char *b, const char *c)
+{
+	size_t n = strlen(a) + strlen(b) + strlen(c) + 3;
+	char *s = malloc(n);
+
+	if (s == NULL)
+		return NULL;
+	(void)snprintf(s, n, "%s%s%s%s%s", a, *a && *b ? "/" : "", b,
+		       (*a || *b) && *c ? "/" : "", c);
+	return s;
+}
+
+/* A local source's path usable inside the corpus folder, or NULL. */
+static const char *
+inside_path(const char *p)
+{
+	if (p == NULL || p[0] == '/' || strstr(p, "..") != NULL)
+		return NULL;
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	return p;
+}
+
+char *
+cg_corpus_doc_rel(const cg_corpus *c, const cg_hm_entry *e, const char **why)
+{
+	const cg_hm_source *s;
+	const char *p;
+
+	*why = NULL;
+	if (e->is_section || e->path == NULL)
+		return *why = "not a file entry", NULL;
+	if (c->remote)
+		return join3(CG_CORPUS_DIR, e->source, e->path);
+	s = c->has_config ? cg_hm_config_source(&c->config, e->source) : NULL;
+	if (s == NULL)
+		return *why = "its source is not in config.yaml", NULL;
+	if (s->type != NULL && strcmp(s->type, "self") == 0)
+		return join3("", s->docs_root ? s->docs_root : "", e->path);
+	if (s->type != NULL && strcmp(s->type, "local") == 0 &&
+	    (p = inside_path(s->path)) != NULL)
+		return join3("", p, e->path);
+	*why = "a local corpus's git and web sources are not fetched";
+	return NULL;
+}

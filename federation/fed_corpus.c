@@ -1,0 +1,353 @@
+/*
+ * fed_corpus.c - aliases route and boost, bridges add related entries
+ * (see fed_corpus.h).  Built on cg_fed_call: the nodes answer `concept`
+ * and `corpus_graph` under the caller's scope and access rule.
+ */
+#include "fed_corpus.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ROUTED_PER_TARGET 3
+#define MAX_BRIDGED	  2
+#define RELATED_PER	  3
+
+/* Merges every node's result[key] arrays into one new array. */
+static json_t *
+gather(const json_t *call, const char *key)
+{
+	json_t *out = json_array();
+	const json_t *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(call, "nodes"), i, n)
+	    json_array_extend(out,
+			      json_object_get(json_object_get(n, "result"), key));
+	return out;
+}
+
+static json_t *
+call_op(cg_fed *f, const cg_search_req *req, const char *op, json_t *args)
+{
+	json_t *out = NULL;
+	cg_err e;
+
+	cg_err_clear(&e);
+	if (cg_fed_call(f, op, args, req->sources, req->nsources, &out, &e) !=
+	    0)
+		out = NULL;
+	json_decref(args);
+	return out;
+}
+
+/* True when hit h belongs to corpus:concept. */
+static bool
+in_concept(const json_t *h, const char *corpus, const char *concept)
+{
+	const json_t *c = json_object_get(h, "corpus");
+	const json_t *k;
+	size_t i;
+
+	if (c == NULL ||
+	    strcmp(json_string_value(json_object_get(h, "source"))
+		       ? json_string_value(json_object_get(h, "source"))
+		       : "",
+		   corpus) != 0)
+		return false;
+	json_array_foreach(json_object_get(c, "concepts"), i, k)
+	    if (json_is_string(k) && strcmp(json_string_value(k), concept) == 0)
+		return true;
+	return false;
+}
+
+static bool
+has_hit(const json_t *hits, const char *source, const char *path)
+{
+	const json_t *h;
+	size_t i;
+
+	json_array_foreach(hits, i, h)
+	{
+		const char *s = json_string_value(json_object_get(h, "source"));
+		const char *p = json_string_value(json_object_get(h, "path"));
+
+		if (s && p && strcmp(s, source) == 0 && strcmp(p, path) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* "cg://<ws>/<source>/<path>" for an entry of node result n. */
+static void
+set_uri(json_t *e, const char *ws)
+{
+	char uri[4096];
+
+	(void)snprintf(uri, sizeof(uri), "cg://%s/%s/%s", ws,
+		       json_string_value(json_object_get(e, "source")),
+		       json_string_value(json_object_get(e, "path")));
+	json_object_set_new(e, "uri", json_string(uri));
+	json_object_set_new(e, "workspace", json_string(ws));
+}
+
+/* The entries of targets (a new array of {corpus, concept}), uri set. */
+static json_t *
+entries_of(cg_fed *f, const cg_search_req *req, json_t *targets, int limit)
+{
+	json_t *call = call_op(f, req, "concept",
+			       json_pack("{s:o, s:i}", "targets", targets,
+					 "limit", limit));
+	json_t *out = json_array();
+	const json_t *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(call, "nodes"), i, n)
+	{
+		const char *ws =
+		    json_string_value(json_object_get(n, "workspace"));
+		const json_t *e;
+		size_t k;
+
+		json_array_foreach(
+		    json_object_get(json_object_get(n, "result"), "entries"), k,
+		    e)
+		{
+			json_t *c = json_deep_copy(e);
+
+			set_uri(c, ws ? ws : "");
+			json_array_append_new(out, c);
+		}
+	}
+	json_decref(call);
+	return out;
+}
+
+static void
+boost(json_t *hits, const json_t *alias)
+{
+	const char *corpus = json_string_value(json_object_get(alias, "corpus"));
+	const char *concept =
+	    json_string_value(json_object_get(alias, "concept"));
+	json_t *h;
+	size_t i;
+
+	json_array_foreach(hits, i, h)
+	{
+		if (!corpus || !concept || !in_concept(h, corpus, concept) ||
+		    json_object_get(h, "alias") != NULL)
+			continue;
+		json_object_set_new(
+		    h, "score",
+		    json_real(2 * json_number_value(json_object_get(h, "score"))));
+		json_object_set(h, "alias", json_object_get(alias, "alias"));
+	}
+}
+
+/* A routed entry as a hit of class "alias". */
+static json_t *
+routed_hit(const json_t *e, const char *alias)
+{
+	json_t *h = json_deep_copy(e);
+
+	json_object_set_new(h, "match", json_string("alias"));
+	json_object_set_new(h, "match_rank", json_integer(2));
+	json_object_set_new(h, "score", json_real(0));
+	json_object_set_new(h, "alias", json_string(alias));
+	json_object_set(h, "snippet", json_object_get(e, "summary"));
+	json_object_set_new(h, "corpus",
+			    json_pack("{s:O, s:[O]}", "summary",
+				      json_object_get(e, "summary")
+					  ? json_object_get(e, "summary")
+					  : json_null(),
+				      "concepts",
+				      json_object_get(e, "concept")));
+	json_object_del(h, "summary");
+	json_object_del(h, "concept");
+	return h;
+}
+
+void
+cg_fed_corpus_route(cg_fed *f, const cg_search_req *req, json_t *hits,
+		    json_t **graph)
+{
+	json_t *call = call_op(f, req, "corpus_graph",
+			       json_pack("{s:s}", "q",
+					 req->text ? req->text : ""));
+	json_t *aliases;
+	const json_t *a;
+	size_t i;
+
+	*graph = NULL;
+	if (call == NULL)
+		return;
+	*graph = json_pack("{s:o, s:o, s:o}", "aliases",
+			   gather(call, "aliases"), "bridges",
+			   gather(call, "bridges"), "relationships",
+			   gather(call, "relationships"));
+	json_decref(call);
+	aliases = json_object_get(*graph, "aliases");
+	json_array_foreach(aliases, i, a)
+	{
+		json_t *t = json_pack("[{s:O, s:O}]", "corpus",
+				      json_object_get(a, "corpus"), "concept",
+				      json_object_get(a, "concept"));
+		json_t *es = entries_of(f, req, t, ROUTED_PER_TARGET);
+		const json_t *e;
+		size_t k;
+
+		boost(hits, a);
+		json_array_foreach(es, k, e)
+		{
+			const char *s =
+			    json_string_value(json_object_get(e, "source"));
+			const char *p =
+			    json_string_value(json_object_get(e, "path"));
+
+			if (s && p && !has_hit(hits, s, p))
+				json_array_append_new(
+				    hits,
+				    routed_hit(e, json_string_value(
+						      json_object_get(a, "alias"))));
+		}
+		json_decref(es);
+	}
+}
+
+/* --- related ----------------------------------------------------------- */
+
+/* The bridges and relationships touching "corpus:concept", oriented so
+ * that `to` is the other end. */
+static void
+bridges_of(const json_t *graph, const char *end, json_t *out)
+{
+	static const char *const keys[] = {"bridges", "relationships"};
+
+	for (size_t k = 0; k < 2; k++) {
+		const json_t *b;
+		size_t i;
+
+		json_array_foreach(json_object_get(graph, keys[k]), i, b)
+		{
+			const char *from =
+			    json_string_value(json_object_get(b, "from"));
+			const char *to =
+			    json_string_value(json_object_get(b, "to"));
+			json_t *o;
+
+			if (!from || !to ||
+			    (strcmp(from, end) != 0 && strcmp(to, end) != 0))
+				continue;
+			o = json_deep_copy(b);
+			if (strcmp(to, end) == 0) {
+				json_object_set_new(o, "from", json_string(to));
+				json_object_set_new(o, "to", json_string(from));
+			}
+			json_array_append_new(out, o);
+		}
+	}
+}
+
+static bool
+picked(const json_t *groups, const char *to)
+{
+	const json_t *g;
+	size_t i;
+
+	json_array_foreach(groups, i, g)
+	{
+		const char *t = json_string_value(
+		    json_object_get(json_object_get(g, "bridge"), "to"));
+
+		if (t && strcmp(t, to) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Up to MAX_BRIDGED bridges reached from the hits' concepts, in order. */
+static json_t *
+pick_bridges(const json_t *graph, const json_t *hits)
+{
+	json_t *groups = json_array();
+	const json_t *h;
+	size_t i;
+
+	json_array_foreach(hits, i, h)
+	{
+		const char *src = json_string_value(json_object_get(h, "source"));
+		const json_t *k;
+		size_t j;
+
+		json_array_foreach(
+		    json_object_get(json_object_get(h, "corpus"), "concepts"), j,
+		    k)
+		{
+			char end[512];
+			json_t *bs = json_array();
+			const json_t *b;
+			size_t m;
+
+			(void)snprintf(end, sizeof(end), "%s:%s", src ? src : "",
+				       json_string_value(k) ? json_string_value(k)
+							    : "");
+			bridges_of(graph, end, bs);
+			json_array_foreach(bs, m, b)
+			{
+				const char *to =
+				    json_string_value(json_object_get(b, "to"));
+
+				if (json_array_size(groups) < MAX_BRIDGED &&
+				    !picked(groups, to))
+					json_array_append_new(
+					    groups, json_pack("{s:O}", "bridge", b));
+			}
+			json_decref(bs);
+		}
+	}
+	return groups;
+}
+
+json_t *
+cg_fed_corpus_related(cg_fed *f, const cg_search_req *req,
+		      const json_t *graph, const json_t *hits)
+{
+	json_t *groups = graph ? pick_bridges(graph, hits) : json_array();
+	json_t *g;
+	size_t i;
+
+	json_array_foreach(groups, i, g)
+	{
+		const char *to = json_string_value(
+		    json_object_get(json_object_get(g, "bridge"), "to"));
+		const char *colon = to ? strchr(to, ':') : NULL;
+		json_t *keep = json_array();
+		json_t *es;
+		const json_t *e;
+		size_t k;
+		char corpus[256];
+
+		if (colon == NULL) {
+			json_object_set_new(g, "entries", keep);
+			continue;
+		}
+		(void)snprintf(corpus, sizeof(corpus), "%.*s",
+			       (int)(colon - to), to);
+		es = entries_of(f, req,
+				json_pack("[{s:s, s:s}]", "corpus", corpus,
+					  "concept", colon + 1),
+				RELATED_PER + 3);
+		json_array_foreach(es, k, e)
+		{
+			const char *s = json_string_value(json_object_get(e, "source"));
+			const char *p = json_string_value(json_object_get(e, "path"));
+
+			if (json_array_size(keep) < RELATED_PER && s && p &&
+			    !has_hit(hits, s, p))
+				json_array_append(keep, (json_t *)e);
+		}
+		json_decref(es);
+		json_object_set_new(g, "entries", keep);
+	}
+	return groups;
+}
