@@ -418,6 +418,24 @@ fill_meta(struct job *j, cg_cache_meta *m)
 	m->ttl_days = (double)j->c->ttl_s / 86400.0;
 }
 
+/* The staged corpus must be one a node can index: a new commit whose
+ * index does not parse is not published (the old cache keeps serving). */
+static int
+check_stage(struct job *j, cg_err *err)
+{
+	cg_corpus c;
+	cg_err le;
+	int rc;
+
+	cg_err_clear(&le);
+	rc = cg_corpus_load(&c, j->stage, true, &le);
+	cg_corpus_fini(&c);
+	if (rc != 0)
+		return cg_err_set(err, rc, "commit %.7s is not published: %s",
+				  j->sha, le.msg);
+	return 0;
+}
+
 /* Fetch, materialise into the stage, publish. */
 static int
 update(struct job *j, cg_err *err)
@@ -435,6 +453,8 @@ update(struct job *j, cg_err *err)
 	rc = place(j, "corpus", j->sha, j->c->path, CG_GIT_TOP_FILES, "", err);
 	if (rc == 0)
 		rc = place_sources(j, err);
+	if (rc == 0)
+		rc = check_stage(j, err);
 	if (rc != 0)
 		return rc;
 	fill_meta(j, &m);

@@ -7,7 +7,10 @@
  * Parsing only: nothing here touches the network, the cache or an index.
  * YAML is read with the bounded event-API reader of node/frontmatter.c
  * (aliases refused, depth and node count capped), never with a recursive
- * walk of a libyaml document.
+ * walk of a libyaml document.  Implemented in cache/hiivmind.c (registry,
+ * config, shared helpers), cache/hiivmind_index.c (index.yaml, index.md,
+ * checks) and cache/hiivmind_graph.c (graph, registry-graph); the private
+ * helpers are in cache/hiivmind_int.h.
  *
  * Decisions a caller must know:
  * - A file that is not YAML, or whose top level is not a mapping, is
@@ -23,8 +26,8 @@
  *   (at most 255 bytes) and not be "." or "..": they become folder names
  *   and uri segments.  A second item with an id already taken (corpora,
  *   sources, concepts, index entries) is skipped with a warning.
- * - A YAML string with a NUL byte (a "\0" escape) is treated as absent for
- *   ids and paths, so the item is skipped.
+ * - A YAML string holding a NUL byte (a "\0" escape) counts as absent, so
+ *   an id or path with one skips its item.
  * - Strings are valid UTF-8 (the YAML reader guarantees it; index.md is
  *   sanitised, invalid sequences become U+FFFD and NUL bytes are dropped).
  * - Lists of strings (tags, keywords, concepts) are NULL-terminated arrays,
@@ -229,7 +232,9 @@ void cg_hm_reggraph_fini(cg_hm_reggraph *rg);
 
 /* Cross-file checks, appended to ix->warnings: entries whose source is not
  * in the config, entry concepts the graph does not define (either may be
- * NULL to skip that check).  Never removes entries. */
+ * NULL to skip that check).  Never removes entries.  ix must come from
+ * cg_hm_index_parse_v1/_v2 (its warnings array is reused, and the cap
+ * still holds).  Running out of memory only loses warnings. */
 void cg_hm_check(cg_hm_index *ix, const cg_hm_config *c, const cg_hm_graph *g);
 
 #endif

@@ -375,6 +375,25 @@ cmd_grep(int argc, char **argv)
 /* --- status ----------------------------------------------------------------
  */
 
+/* A corpus: local, or remote with its cached commit and freshness. */
+static void
+render_freshness(const json_t *src)
+{
+	const json_t *f = json_object_get(src, "freshness");
+
+	if (json_object_get(src, "corpus") == NULL)
+		return;
+	printf("    corpus (%s)", cli_str(src, "corpus"));
+	if (f != NULL)
+		printf(": cached %.7s at %s%s%s", *cli_str(f, "cached_commit")
+						      ? cli_str(f, "cached_commit")
+						      : "(not fetched)",
+		       *cli_str(f, "cached_at") ? cli_str(f, "cached_at")
+						: "never",
+		       *cli_str(f, "note") ? "; " : "", cli_str(f, "note"));
+	printf("\n");
+}
+
 static void
 render_source_status(const json_t *src)
 {
@@ -397,6 +416,7 @@ render_source_status(const json_t *src)
 		       cli_num(src, "generation_age_s"));
 	else
 		printf(", not indexed\n");
+	render_freshness(src);
 	json_array_foreach(errs, i, e)
 	    printf("    error: %s\n", json_string_value(e));
 }

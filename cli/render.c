@@ -27,7 +27,12 @@ render_hit(size_t i, const json_t *h, bool explain)
 		printf(" · owner %s", cli_str(h, "owner"));
 	if (json_is_true(json_object_get(h, "expired")))
 		printf(" · EXPIRED %s", cli_str(h, "expires_at"));
+	if (json_is_true(json_object_get(h, "stale")))
+		printf(" · STALE entry");
 	printf(" · %s match\n", cli_str(h, "match"));
+	if (json_object_get(h, "freshness") != NULL)
+		printf("   note: %s\n",
+		       cli_str(json_object_get(h, "freshness"), "note"));
 	if (*snip) {
 		printf("   ");
 		for (const char *p = snip; *p; p++)
@@ -37,6 +42,29 @@ render_hit(size_t i, const json_t *h, bool explain)
 	if (explain)
 		printf("   score %.4f\n",
 		       json_number_value(json_object_get(h, "score")));
+}
+
+/* Entries bridged from the hits' concepts (SPEC 4.3). */
+static void
+render_related(const json_t *related)
+{
+	const json_t *g;
+	size_t i;
+
+	json_array_foreach(related, i, g)
+	{
+		const json_t *b = json_object_get(g, "bridge");
+		const json_t *e;
+		size_t k;
+
+		if (json_array_size(json_object_get(g, "entries")) == 0)
+			continue;
+		printf("\nRelated via %s -> %s (%s)%s%s:\n", cli_str(b, "from"),
+		       cli_str(b, "to"), cli_str(b, "type"),
+		       *cli_str(b, "note") ? ": " : "", cli_str(b, "note"));
+		json_array_foreach(json_object_get(g, "entries"), k, e)
+		    printf("- %s  %s\n", cli_str(e, "title"), cli_str(e, "uri"));
+	}
 }
 
 static void
@@ -93,6 +121,7 @@ cli_render_search(const json_t *ans, bool explain)
 		render_hit(i, h, explain);
 	if (json_array_size(hits) == 0)
 		printf("%s\n", cli_str(ans, "note"));
+	render_related(json_object_get(ans, "related"));
 	render_conflicts(json_object_get(ans, "conflicts"));
 	if (json_array_size(fu) > 0) {
 		printf("\nFollowups:\n");

@@ -757,7 +757,7 @@ cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err)
 		memset(st, 0, sizeof(*st));
 		rc = rebuild_locked(idx, reason, st, err);
 	} else if (rc != 0) {
-		cg_err_set(err, rc, "%s", local.msg);
+		cg_err_set(err, rc, "source %s: %s", idx->source, local.msg);
 	}
 	st->generation = idx->gen;
 out:

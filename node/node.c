@@ -180,19 +180,26 @@ static int
 op_sync(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 {
 	json_t *per = json_object();
-	int rc = 0;
+	int first = 0;
 
+	/* One source that cannot sync (a corpus index that does not parse)
+	 * keeps its last index and does not hold the others back; the
+	 * first failure is the reply. */
 	json_object_set_new(res, "sources", per);
-	for (size_t i = 0; i < n->nsrc && rc == 0; i++) {
+	for (size_t i = 0; i < n->nsrc; i++) {
 		cg_sync_stats st;
+		int rc;
 
 		if (!cg_node_in_scope(args, n->src[i].name))
 			continue;
-		rc = cg_index_sync(n->src[i].idx, &st, err);
+		rc = first == 0 ? cg_index_sync(n->src[i].idx, &st, err)
+				: cg_index_sync(n->src[i].idx, &st, NULL);
 		if (rc == 0)
 			json_object_set_new(per, n->src[i].name, sync_json(&st));
+		else if (first == 0)
+			first = rc;
 	}
-	return rc;
+	return first;
 }
 
 /* A source can answer once a first generation exists. */

@@ -13,6 +13,7 @@
 
 #include "acl.h"
 #include "corpus_scan.h"
+#include "tools_corpus.h"
 #include "cg_args.h"
 
 #include <sys/stat.h>
@@ -957,6 +958,22 @@ status_source(cg_index *idx)
 	return o;
 }
 
+/* A corpus's kind and, for a remote one, its freshness (SPEC 4.5). */
+static void
+corpus_status(cg_index *idx, json_t *o)
+{
+	static const char *const kinds[] = {NULL, "local", "remote"};
+	int k = cg_index_kind(idx);
+	json_t *f;
+
+	if (k <= 0 || k > 2)
+		return;
+	json_object_set_new(o, "corpus", json_string(kinds[k]));
+	f = cg_corpus_freshness(idx);
+	if (f != NULL)
+		json_object_set_new(o, "freshness", f);
+}
+
 int
 cg_walk_status(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 {
@@ -969,6 +986,7 @@ cg_walk_status(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		if (!cg_node_in_scope(args, cg_node_source_name(n, i)))
 			continue;
 		o = status_source(cg_node_index(n, i));
+		corpus_status(cg_node_index(n, i), o);
 		/* A source with nothing visible is not shown at all. */
 		if (cg_acl_active(cg_index_acl(cg_node_index(n, i))) &&
 		    json_integer_value(json_object_get(o, "pages")) == 0) {

@@ -185,9 +185,14 @@ make_repos(void)
 	write_in("book-src", "README.md", "# not a doc\n\nreadmeonlyword\n");
 	write_in("book-src", "other/skip.md", "# skip\n\noutsidewordxyz\n");
 	free(commit("book-src", "docs"));
-	corpus_book(sh_out("git -C '%s/git/acme/book-src.git' rev-parse HEAD",
-			   T),
-		    0);
+	{
+		char *src = sh_out("git -C '%s/git/acme/book-src.git' "
+				   "rev-parse HEAD",
+				   T);
+
+		corpus_book(src, 0);
+		free(src);
+	}
 	write_in("corpus-book", "graph.yaml",
 		 "concepts:\n  intro:\n    label: \"Intro\"\n"
 		 "  lazy-eval:\n    label: \"Lazy evaluation\"\n"
@@ -600,6 +605,7 @@ test_upstream_change(void **state)
 	}
 	nng_close(s);
 	cgt_node_stop(node, 5000);
+	cgt_proc_free(node);
 	free(url);
 	free(head);
 }

@@ -33,7 +33,7 @@ count(char **l)
 	return n;
 }
 
-/* True when one warning contains all of the NULL-terminated needles. */
+/* True when one warning contains a and (unless NULL) b. */
 static int
 has_warning(char **w, const char *a, const char *b)
 {
