@@ -8,17 +8,18 @@
 #define _DEFAULT_SOURCE /* timegm */
 #include "corpus.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <jansson.h>
 
 #include "cg_fs.h"
 
-#define REG_REL	  ".hiivmind/corpus/registry.yaml"
+#define REG_REL   ".hiivmind/corpus/registry.yaml"
 #define GRAPH_REL ".hiivmind/corpus/registry-graph.yaml"
 #define CACHE_REL ".hiivmind/corpus/cache"
 #define META_MAX  (64u << 10)
@@ -100,8 +101,8 @@ cg_corpus_registry_load(cg_hm_registry *r, const char *repo, cg_err *err)
 static void
 copy_str(char *dst, size_t n, const json_t *v)
 {
-	(void)snprintf(dst, n, "%s", json_is_string(v) ? json_string_value(v)
-						       : "");
+	(void)snprintf(dst, n, "%s",
+	               json_is_string(v) ? json_string_value(v) : "");
 }
 
 int
@@ -124,20 +125,19 @@ cg_cache_meta_read(cg_cache_meta *m, const char *dir, cg_err *err)
 	free(text);
 	if (!json_is_object(j)) {
 		json_decref(j);
-		return cg_err_set(err, CG_EPARSE,
-				  "%s/%s: not a JSON object", dir,
-				  CG_CORPUS_META);
+		return cg_err_set(err, CG_EPARSE, "%s/%s: not a JSON object",
+		                  dir, CG_CORPUS_META);
 	}
 	copy_str(m->corpus_id, sizeof(m->corpus_id),
-		 json_object_get(j, "corpus_id"));
+	         json_object_get(j, "corpus_id"));
 	copy_str(m->source_repo, sizeof(m->source_repo),
-		 json_object_get(j, "source_repo"));
+	         json_object_get(j, "source_repo"));
 	copy_str(m->source_ref, sizeof(m->source_ref),
-		 json_object_get(j, "source_ref"));
+	         json_object_get(j, "source_ref"));
 	copy_str(m->cached_at, sizeof(m->cached_at),
-		 json_object_get(j, "cached_at"));
+	         json_object_get(j, "cached_at"));
 	copy_str(m->cached_commit_sha, sizeof(m->cached_commit_sha),
-		 json_object_get(j, "cached_commit_sha"));
+	         json_object_get(j, "cached_commit_sha"));
 	m->ttl_days = json_number_value(json_object_get(j, "ttl_days"));
 	json_decref(j);
 	return 0;
@@ -157,11 +157,11 @@ cg_cache_meta_write(const cg_cache_meta *m, const char *dir, cg_err *err)
 	json_object_set_new(j, "source_ref", json_string(m->source_ref));
 	json_object_set_new(j, "cached_at", json_string(m->cached_at));
 	json_object_set_new(j, "cached_commit_sha",
-			    json_string(m->cached_commit_sha));
+	                    json_string(m->cached_commit_sha));
 	json_object_set_new(j, "ttl_days",
-			    whole == m->ttl_days
-				? json_integer((json_int_t)m->ttl_days)
-				: json_real(m->ttl_days));
+	                    whole == m->ttl_days
+	                        ? json_integer((json_int_t)m->ttl_days)
+	                        : json_real(m->ttl_days));
 	text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	if (path == NULL || text == NULL) {
@@ -184,7 +184,7 @@ parse_stamp(const char *s)
 	char z = 0;
 
 	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &y, &mo, &d, &h, &mi, &se,
-		   &z) != 7 ||
+	           &z) != 7 ||
 	    z != 'Z')
 		return (time_t)-1;
 	memset(&tm, 0, sizeof(tm));
@@ -234,26 +234,25 @@ cg_corpus_state_read(cg_corpus_state *s, const char *path)
 	}
 	copy_str(s->etag, sizeof(s->etag), json_object_get(j, "etag"));
 	copy_str(s->remote_sha, sizeof(s->remote_sha),
-		 json_object_get(j, "remote_sha"));
+	         json_object_get(j, "remote_sha"));
 	copy_str(s->checked_at, sizeof(s->checked_at),
-		 json_object_get(j, "checked_at"));
+	         json_object_get(j, "checked_at"));
 	copy_str(s->last_error, sizeof(s->last_error),
-		 json_object_get(j, "last_error"));
+	         json_object_get(j, "last_error"));
 	copy_str(s->last_error_at, sizeof(s->last_error_at),
-		 json_object_get(j, "last_error_at"));
+	         json_object_get(j, "last_error_at"));
 	json_decref(j);
 }
 
 int
-cg_corpus_state_write(const cg_corpus_state *s, const char *path,
-		      cg_err *err)
+cg_corpus_state_write(const cg_corpus_state *s, const char *path, cg_err *err)
 {
 	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s}", "etag", s->etag,
-			      "remote_sha", s->remote_sha, "checked_at",
-			      s->checked_at, "last_error", s->last_error,
-			      "last_error_at", s->last_error_at);
-	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER)
-		       : NULL;
+	                      "remote_sha", s->remote_sha, "checked_at",
+	                      s->checked_at, "last_error", s->last_error,
+	                      "last_error_at", s->last_error_at);
+	char *text =
+	    j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	int rc;
 
 	json_decref(j);
@@ -266,23 +265,22 @@ cg_corpus_state_write(const cg_corpus_state *s, const char *path,
 
 bool
 cg_corpus_note(const cg_cache_meta *m, const cg_corpus_state *s, char *out,
-	       size_t n)
+               size_t n)
 {
 	out[0] = '\0';
 	if (s->remote_sha[0] && m->cached_commit_sha[0] &&
 	    strcmp(s->remote_sha, m->cached_commit_sha) != 0)
-		(void)snprintf(out, n,
-			       "indexed at %.7s, source is now at %.7s%s%s",
-			       m->cached_commit_sha, s->remote_sha,
-			       s->last_error[0] ? "; last refresh failed: "
-						: "",
-			       s->last_error);
+		(void)snprintf(
+		    out, n, "indexed at %.7s, source is now at %.7s%s%s",
+		    m->cached_commit_sha, s->remote_sha,
+		    s->last_error[0] ? "; last refresh failed: " : "",
+		    s->last_error);
 	else if (s->last_error[0])
 		(void)snprintf(out, n,
-			       "indexed at %.7s; last refresh failed at %s: %s",
-			       m->cached_commit_sha[0] ? m->cached_commit_sha
-						       : "(unknown)",
-			       s->last_error_at, s->last_error);
+		               "indexed at %.7s; last refresh failed at %s: %s",
+		               m->cached_commit_sha[0] ? m->cached_commit_sha
+		                                       : "(unknown)",
+		               s->last_error_at, s->last_error);
 	return out[0] != '\0';
 }
 
@@ -317,7 +315,7 @@ add_warnings(cg_corpus *c, size_t *nw, const char *file, char **list)
 /* Reads dir/name; CG_ENOTFOUND when absent. */
 static int
 read_file_in(const char *dir, const char *name, char **text, size_t *len,
-	     cg_err *err)
+             cg_err *err)
 {
 	char *path = cg_path_join(dir, name);
 	int rc;
@@ -344,8 +342,8 @@ load_index(cg_corpus *c, cg_err *err)
 		rc = read_file_in(c->dir, "index.md", &text, &len, err);
 		if (rc == CG_ENOTFOUND)
 			return cg_err_set(err, CG_ENOTFOUND,
-					  "%s: no index.yaml or index.md",
-					  c->dir);
+			                  "%s: no index.yaml or index.md",
+			                  c->dir);
 		if (rc == 0)
 			rc = cg_hm_index_parse_v1(&c->index, text, len, err);
 	}
@@ -397,9 +395,9 @@ cg_corpus_load(cg_corpus *c, const char *dir, bool remote, cg_err *err)
 		return rc;
 	load_optional(c, &nw);
 	cg_hm_check(&c->index, c->has_config ? &c->config : NULL,
-		    c->has_graph ? &c->graph : NULL);
+	            c->has_graph ? &c->graph : NULL);
 	add_warnings(c, &nw, c->index.version == 2 ? "index.yaml" : "index.md",
-		     c->index.warnings);
+	             c->index.warnings);
 	if (c->has_config)
 		add_warnings(c, &nw, "config.yaml", c->config.warnings);
 	if (c->has_graph)
@@ -433,7 +431,7 @@ join3(const char *a, const char *b, const char *c)
 	if (s == NULL)
 		return NULL;
 	(void)snprintf(s, n, "%s%s%s%s%s", a, *a && *b ? "/" : "", b,
-		       (*a || *b) && *c ? "/" : "", c);
+	               (*a || *b) && *c ? "/" : "", c);
 	return s;
 }
 

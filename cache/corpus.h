@@ -33,22 +33,21 @@
 #include "cg_err.h"
 #include "hiivmind.h"
 
-#define CG_CORPUS_DIR	"docs" /* folder of the sources' documents */
+#define CG_CORPUS_DIR   "docs" /* folder of the sources' documents */
 #define CG_CORPUS_STATE ".corpus-gw"
-#define CG_CORPUS_META	"_cache_meta.json"
+#define CG_CORPUS_META  "_cache_meta.json"
 
 /* Paths of one registering repository (malloc'd; NULL on ENOMEM). */
 char *cg_corpus_registry_path(const char *repo); /* .../registry.yaml */
 char *cg_corpus_reggraph_path(const char *repo); /* .../registry-graph.yaml */
-char *cg_corpus_cache_root(const char *repo);	 /* .../corpus/cache */
+char *cg_corpus_cache_root(const char *repo);    /* .../corpus/cache */
 /* <cache root>/<id>, <cache root>/.corpus-gw/<id>.json */
 char *cg_corpus_cache_dir(const char *cache_root, const char *id);
 char *cg_corpus_state_path(const char *cache_root, const char *id);
 
 /* Loads R/.hiivmind/corpus/registry.yaml.  No registry: 0 with an empty
  * registry (r->n == 0).  A registry that does not parse: CG_EPARSE. */
-int cg_corpus_registry_load(cg_hm_registry *r, const char *repo,
-			    cg_err *err);
+int cg_corpus_registry_load(cg_hm_registry *r, const char *repo, cg_err *err);
 
 /* _cache_meta.json (SPEC 3.3). */
 typedef struct cg_cache_meta {
@@ -69,17 +68,17 @@ long cg_cache_meta_age(const cg_cache_meta *m, time_t now);
 
 /* corpus-gw's freshness state of one corpus (.corpus-gw/<id>.json). */
 typedef struct cg_corpus_state {
-	char etag[256];		  /* of the last 200 answer */
-	char remote_sha[41];	  /* what the remote said last, or "" */
-	char checked_at[32];	  /* the last probe that answered */
-	char last_error[512];	  /* the last failed refresh, or "" */
+	char etag[256];       /* of the last 200 answer */
+	char remote_sha[41];  /* what the remote said last, or "" */
+	char checked_at[32];  /* the last probe that answered */
+	char last_error[512]; /* the last failed refresh, or "" */
 	char last_error_at[32];
 } cg_corpus_state;
 
 /* Missing or unreadable: an empty state (never an error). */
 void cg_corpus_state_read(cg_corpus_state *s, const char *path);
 int cg_corpus_state_write(const cg_corpus_state *s, const char *path,
-			  cg_err *err);
+                          cg_err *err);
 
 /* "2026-11-29T22:05:42Z" for t. */
 void cg_utc_stamp(char out[32], time_t t);
@@ -91,19 +90,19 @@ void cg_utc_stamp(char out[32], time_t t);
  * refresh failed; "" when fresh.  Returns true when there is a note (the
  * corpus is stale).
  */
-bool cg_corpus_note(const cg_cache_meta *m, const cg_corpus_state *s,
-		    char *out, size_t n);
+bool cg_corpus_note(const cg_cache_meta *m, const cg_corpus_state *s, char *out,
+                    size_t n);
 
 /* A corpus folder parsed for indexing. */
 typedef struct cg_corpus {
-	char *dir;	     /* the corpus folder (config.yaml, index.*) */
-	bool remote;	     /* a published cache: documents in docs/<sid> */
+	char *dir;   /* the corpus folder (config.yaml, index.*) */
+	bool remote; /* a published cache: documents in docs/<sid> */
 	cg_hm_config config;
 	cg_hm_index index;
 	cg_hm_graph graph; /* empty when there is no graph.yaml */
 	bool has_config, has_graph;
-	char **warnings;   /* NULL-terminated: every file's warnings,
-			      prefixed with the file name */
+	char **warnings; /* NULL-terminated: every file's warnings,
+	                    prefixed with the file name */
 } cg_corpus;
 
 /* Reads dir's config.yaml, index.yaml (else index.md), graph.yaml.  No
@@ -119,6 +118,6 @@ void cg_corpus_fini(cg_corpus *c);
  * whose path is inside the corpus folder); NULL when the entry's source
  * has no documents here (*why says why, static). */
 char *cg_corpus_doc_rel(const cg_corpus *c, const cg_hm_entry *e,
-			const char **why);
+                        const char **why);
 
 #endif

@@ -10,14 +10,15 @@
 #define _GNU_SOURCE /* renameat2, RENAME_EXCHANGE */
 #include "fetch.h"
 
-#include <dirent.h>
-#include <stdarg.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,15 +43,15 @@ struct run {
 struct job {
 	struct run *r;
 	const cg_hm_reg_corpus *c;
-	char *dir;	   /* published cache/<id> */
+	char *dir; /* published cache/<id> */
 	char *state_path;
-	char *gitdir;	   /* .corpus-gw/git/<id> */
+	char *gitdir; /* .corpus-gw/git/<id> */
 	char *stage;
 	cg_cache_meta meta;
-	bool have;	   /* a published cache exists */
+	bool have; /* a published cache exists */
 	cg_corpus_state st;
-	char sha[41];	   /* the commit being published */
-	char etag[256];	   /* of the probe that found it */
+	char sha[41];   /* the commit being published */
+	char etag[256]; /* of the probe that found it */
 };
 
 void
@@ -99,7 +100,7 @@ progress(struct run *r, const char *id, const char *what)
 	if (!r->o->progress)
 		return;
 	fprintf(r->o->out, "\r\033[K[%zu/%zu] %s: %s", r->done + 1, r->total,
-		id, what);
+	        id, what);
 	fflush(r->o->out);
 }
 
@@ -132,12 +133,13 @@ take_lock(struct run *r, cg_err *err)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		if (errno != EWOULDBLOCK || ms_since(&t0) >= r->o->lock_wait_ms) {
+		if (errno != EWOULDBLOCK ||
+		    ms_since(&t0) >= r->o->lock_wait_ms) {
 			close(fd);
 			cg_err_set(err, CG_EUNAVAIL,
-				   "another corpus-gw fetch holds %s; gave "
-				   "up after %d ms",
-				   path, r->o->lock_wait_ms);
+			           "another corpus-gw fetch holds %s; gave "
+			           "up after %d ms",
+			           path, r->o->lock_wait_ms);
 			free(path);
 			return CG_EUNAVAIL;
 		}
@@ -196,8 +198,7 @@ job_fini(struct job *j)
 }
 
 static int
-job_init(struct job *j, struct run *r, const cg_hm_reg_corpus *c,
-	 cg_err *err)
+job_init(struct job *j, struct run *r, const cg_hm_reg_corpus *c, cg_err *err)
 {
 	char name[300];
 	cg_err me;
@@ -210,7 +211,7 @@ job_init(struct job *j, struct run *r, const cg_hm_reg_corpus *c,
 	(void)snprintf(name, sizeof(name), "git/%s", c->id);
 	j->gitdir = cg_path_join(r->state, name);
 	(void)snprintf(name, sizeof(name), "stage-%s-%ld", c->id,
-		       (long)getpid());
+	               (long)getpid());
 	j->stage = cg_path_join(r->state, name);
 	if (!j->dir || !j->state_path || !j->gitdir || !j->stage)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
@@ -236,7 +237,7 @@ git_url(const cg_fetch_opts *o, const char *owner_name)
 /* Fetches url's branch into gitdir/<name>.git; sha gets the head. */
 static int
 fetch_one(struct job *j, const char *name, const char *owner_name,
-	  const char *branch, char sha[41], cg_err *err)
+          const char *branch, char sha[41], cg_err *err)
 {
 	char rel[320];
 	char *dir;
@@ -255,7 +256,7 @@ fetch_one(struct job *j, const char *name, const char *owner_name,
 	rc = cg_mkdir_p(j->gitdir, err);
 	if (rc == 0)
 		rc = cg_git_fetch(dir, url, branch, j->r->o->fetch_timeout_ms,
-				  sha, &gs, err);
+		                  sha, &gs, err);
 	if (rc == 0) {
 		j->r->rep->git_objects += gs.received_objects;
 		j->r->rep->git_bytes += gs.received_bytes;
@@ -308,7 +309,7 @@ sub_join(const char *a, const char *b)
 
 	if (s != NULL)
 		(void)snprintf(s, n, "%s%s%s", a ? a : "",
-			       a && *a && b && *b ? "/" : "", b ? b : "");
+		               a && *a && b && *b ? "/" : "", b ? b : "");
 	return s;
 }
 
@@ -328,24 +329,25 @@ place_source(struct job *j, const cg_hm_source *s, cg_err *err)
 		char *sub = sub_join(j->c->path, s->docs_root);
 
 		rc = sub ? place(j, "corpus", j->sha, sub, CG_GIT_RECURSIVE,
-				 dest, err)
-			 : cg_err_set(err, CG_ENOMEM, "out of memory");
+		                 dest, err)
+		         : cg_err_set(err, CG_ENOMEM, "out of memory");
 		free(sub);
 		return rc;
 	}
 	if (s->type == NULL || strcmp(s->type, "git") != 0 ||
 	    s->repo_owner == NULL || s->repo_name == NULL) {
 		if (j->r->o->verbose)
-			say(j->r, "corpus %s: source %s (%s) has no git "
-				  "documents to fetch",
+			say(j->r,
+			    "corpus %s: source %s (%s) has no git "
+			    "documents to fetch",
 			    j->c->id, s->id, s->type ? s->type : "no type");
 		return 0;
 	}
 	(void)snprintf(name, sizeof(name), "src-%s", s->id);
 	(void)snprintf(owner_name, sizeof(owner_name), "%s/%s", s->repo_owner,
-		       s->repo_name);
+	               s->repo_name);
 	rc = fetch_one(j, name, owner_name, s->branch ? s->branch : "main",
-		       head, err);
+	               head, err);
 	if (rc != 0)
 		return cg_err_set(err, rc, "source %s", s->id);
 	if (s->last_commit_sha != NULL) {
@@ -392,14 +394,14 @@ publish(struct job *j, cg_err *err)
 {
 	if (!cg_is_dir(j->dir)) {
 		if (rename(j->stage, j->dir) != 0)
-			return cg_err_set(err, CG_EIO, "publish %s: %s",
-					  j->dir, strerror(errno));
+			return cg_err_set(err, CG_EIO, "publish %s: %s", j->dir,
+			                  strerror(errno));
 		return 0;
 	}
-	if (renameat2(AT_FDCWD, j->stage, AT_FDCWD, j->dir,
-		      RENAME_EXCHANGE) != 0)
+	if (renameat2(AT_FDCWD, j->stage, AT_FDCWD, j->dir, RENAME_EXCHANGE) !=
+	    0)
 		return cg_err_set(err, CG_EIO, "publish %s: %s", j->dir,
-				  strerror(errno));
+		                  strerror(errno));
 	(void)cg_rm_rf(j->stage); /* the old tree */
 	return 0;
 }
@@ -410,11 +412,11 @@ fill_meta(struct job *j, cg_cache_meta *m)
 	memset(m, 0, sizeof(*m));
 	(void)snprintf(m->corpus_id, sizeof(m->corpus_id), "%s", j->c->id);
 	(void)snprintf(m->source_repo, sizeof(m->source_repo), "%s",
-		       j->c->repo);
+	               j->c->repo);
 	(void)snprintf(m->source_ref, sizeof(m->source_ref), "%s", j->c->ref);
 	cg_utc_stamp(m->cached_at, time(NULL));
-	(void)snprintf(m->cached_commit_sha, sizeof(m->cached_commit_sha),
-		       "%s", j->sha);
+	(void)snprintf(m->cached_commit_sha, sizeof(m->cached_commit_sha), "%s",
+	               j->sha);
 	m->ttl_days = (double)j->c->ttl_s / 86400.0;
 }
 
@@ -432,7 +434,7 @@ check_stage(struct job *j, cg_err *err)
 	cg_corpus_fini(&c);
 	if (rc != 0)
 		return cg_err_set(err, rc, "commit %.7s is not published: %s",
-				  j->sha, le.msg);
+		                  j->sha, le.msg);
 	return 0;
 }
 
@@ -470,14 +472,14 @@ record_error(struct job *j, const cg_err *e)
 	cg_err we;
 
 	(void)snprintf(j->st.last_error, sizeof(j->st.last_error), "%s",
-		       e->msg[0] ? e->msg : cg_code_name(e->code));
+	               e->msg[0] ? e->msg : cg_code_name(e->code));
 	cg_utc_stamp(j->st.last_error_at, time(NULL));
 	cg_err_clear(&we);
 	(void)cg_corpus_state_write(&j->st, j->state_path, &we);
 	j->r->rep->failed++;
 	say(j->r, "corpus %s: %s; %s", j->c->id, j->st.last_error,
 	    j->have ? "the old cache keeps serving, marked stale"
-		    : "nothing cached yet");
+	            : "nothing cached yet");
 }
 
 /* Only cached_at moves (and the state says the probe answered). */
@@ -491,7 +493,7 @@ touch(struct job *j, cg_err *err)
 	if (rc != 0)
 		return rc;
 	(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
-		       j->meta.cached_commit_sha);
+	               j->meta.cached_commit_sha);
 	j->st.last_error[0] = j->st.last_error_at[0] = '\0';
 	j->r->rep->unchanged++;
 	if (j->r->o->verbose)
@@ -503,9 +505,10 @@ touch(struct job *j, cg_err *err)
 static int
 probe(struct job *j, cg_probe_res *res, cg_err *err)
 {
-	cg_probe_req rq = {j->r->o->api_base, j->c->repo, j->c->ref,
-			   j->have && j->st.etag[0] ? j->st.etag : NULL,
-			   j->r->o->token, j->r->o->probe_timeout_ms};
+	cg_probe_req rq = {
+	    j->r->o->api_base, j->c->repo,
+	    j->c->ref,         j->have && j->st.etag[0] ? j->st.etag : NULL,
+	    j->r->o->token,    j->r->o->probe_timeout_ms};
 	int rc;
 
 	progress(j->r, j->c->id, "asking for the current commit");
@@ -517,8 +520,8 @@ probe(struct job *j, cg_probe_res *res, cg_err *err)
 		return rc;
 	cg_utc_stamp(j->st.checked_at, time(NULL));
 	if (res->status == CG_PROBE_NEW)
-		(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha),
-			       "%s", res->sha);
+		(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
+		               res->sha);
 	return 0;
 }
 
@@ -546,19 +549,19 @@ refresh_corpus(struct job *j, cg_err *err)
 	     strcmp(res.sha, j->meta.cached_commit_sha) == 0)) {
 		if (res.etag[0])
 			(void)snprintf(j->st.etag, sizeof(j->st.etag), "%s",
-				       res.etag);
+			               res.etag);
 		return touch(j, err);
 	}
 	if (rc == 0 && res.status == CG_PROBE_SAME)
 		return cg_err_set(err, CG_EPROTO,
-				  "304 Not Modified without a cache");
+		                  "304 Not Modified without a cache");
 	if (rc == 0)
 		rc = update(j, err);
 	if (rc != 0)
 		return rc;
 	(void)snprintf(j->st.etag, sizeof(j->st.etag), "%s", res.etag);
 	(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
-		       j->sha);
+	               j->sha);
 	j->st.last_error[0] = j->st.last_error_at[0] = '\0';
 	j->r->rep->updated++;
 	if (j->r->o->verbose)
@@ -619,7 +622,7 @@ run_all(struct run *r, const cg_hm_registry *reg)
 
 int
 cg_fetch_repo(const cg_fetch_opts *o, const char *repo, cg_fetch_report *rep,
-	      cg_err *err)
+              cg_err *err)
 {
 	struct run r = {o, rep, repo, NULL, NULL, -1, 0, 0};
 	cg_hm_registry reg;

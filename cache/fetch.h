@@ -38,11 +38,11 @@ typedef struct cg_fetch_opts {
 	const char *api_base; /* freshness API, no trailing '/' */
 	const char *git_base; /* git URLs are <git_base>/<owner>/<name>.git */
 	const char *token;    /* bearer token for the API, or NULL */
-	bool refresh;	      /* ignore the TTL */
+	bool refresh;         /* ignore the TTL */
 	const char *const *only; /* corpus ids to handle (NULL: all) */
 	size_t nonly;
-	bool verbose;	   /* a line per corpus, and a summary */
-	bool progress;	   /* a progress line (stderr is a terminal) */
+	bool verbose;  /* a line per corpus, and a summary */
+	bool progress; /* a progress line (stderr is a terminal) */
 	int probe_timeout_ms;
 	int fetch_timeout_ms; /* per git fetch */
 	int lock_wait_ms;
@@ -74,6 +74,6 @@ void cg_fetch_opts_init(cg_fetch_opts *o);
  * held by another run past lock_wait_ms is CG_EUNAVAIL.
  */
 int cg_fetch_repo(const cg_fetch_opts *o, const char *repo,
-		  cg_fetch_report *rep, cg_err *err);
+                  cg_fetch_report *rep, cg_err *err);
 
 #endif

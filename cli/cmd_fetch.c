@@ -88,7 +88,7 @@ find_repos(const cli_args *a, struct repos *r, cg_err *err)
 	}
 	if (cli_get(a, "workspace") != NULL)
 		return cg_err_set(err, CG_EINVAL,
-				  "give --workspace or --config, not both");
+		                  "give --workspace or --config, not both");
 	rc = cg_config_load(&cfg, conf, err);
 	for (size_t i = 0; rc == 0 && i < cfg.nworkspaces; i++)
 		rc = add_workspace(r, cfg.workspaces[i].path, err);
@@ -108,9 +108,9 @@ parse_wait(const char *s, int *ms, cg_err *err)
 	v = strtol(s, &end, 10);
 	if (end == s || *end != '\0' || v < 0 || v > 86400)
 		return cg_err_set(err, CG_EINVAL,
-				  "invalid --wait '%s' (valid: 0-86400 "
-				  "seconds)",
-				  s);
+		                  "invalid --wait '%s' (valid: 0-86400 "
+		                  "seconds)",
+		                  s);
 	*ms = (int)v * 1000;
 	return 0;
 }
@@ -119,19 +119,18 @@ static void
 summary(const cg_fetch_report *rep)
 {
 	fprintf(stderr,
-		"fetch: %d corpora: %d fresh, %d unchanged, %d updated, %d "
-		"failed; %d HTTP requests (%llu bytes), %u git objects "
-		"(%llu bytes)\n",
-		rep->corpora, rep->fresh, rep->unchanged, rep->updated,
-		rep->failed, rep->http_requests,
-		(unsigned long long)rep->http_bytes, rep->git_objects,
-		(unsigned long long)rep->git_bytes);
+	        "fetch: %d corpora: %d fresh, %d unchanged, %d updated, %d "
+	        "failed; %d HTTP requests (%llu bytes), %u git objects "
+	        "(%llu bytes)\n",
+	        rep->corpora, rep->fresh, rep->unchanged, rep->updated,
+	        rep->failed, rep->http_requests,
+	        (unsigned long long)rep->http_bytes, rep->git_objects,
+	        (unsigned long long)rep->git_bytes);
 }
 
 /* Runs every repository; returns the exit code. */
 static int
-run_repos(const cg_fetch_opts *o, const struct repos *r,
-	  cg_fetch_report *rep)
+run_repos(const cg_fetch_opts *o, const struct repos *r, cg_fetch_report *rep)
 {
 	int code = 0;
 
@@ -152,9 +151,9 @@ run_repos(const cg_fetch_opts *o, const struct repos *r,
 	for (size_t i = 0; i < o->nonly; i++)
 		if (!rep->matched[i]) {
 			fprintf(stderr,
-				"corpus-gw fetch: no github corpus '%s' is "
-				"registered\n",
-				o->only[i]);
+			        "corpus-gw fetch: no github corpus '%s' is "
+			        "registered\n",
+			        o->only[i]);
 			code = 2;
 		}
 	if (code == 0 && rep->failed > 0)
@@ -180,9 +179,9 @@ setup(const cli_args *a, cg_fetch_opts *o, cg_err *err)
 	if (strncmp(o->api_base, "http://", 7) != 0 &&
 	    strncmp(o->api_base, "https://", 8) != 0)
 		return cg_err_set(err, CG_EINVAL,
-				  "the API base must be an http(s) URL, not "
-				  "'%s'",
-				  o->api_base);
+		                  "the API base must be an http(s) URL, not "
+		                  "'%s'",
+		                  o->api_base);
 	if (cg_probe_global_init(err) != 0)
 		return CG_ERR;
 	return parse_wait(cli_get(a, "wait"), &o->lock_wait_ms, err);
@@ -203,12 +202,12 @@ cmd_fetch(int argc, char **argv)
 		return cli_fail("fetch", &err);
 	if (cli_flag(&a, "help")) {
 		cli_usage("fetch",
-			  "[--refresh] [--corpus ID]... [--workspace DIR | "
-			  "--config FILE] [-v]",
-			  "Refresh the remote corpora of the registries "
-			  "(.hiivmind/corpus/registry.yaml) of a workspace's "
-			  "repositories.",
-			  fetch_opts, NOPTS(fetch_opts));
+		          "[--refresh] [--corpus ID]... [--workspace DIR | "
+		          "--config FILE] [-v]",
+		          "Refresh the remote corpora of the registries "
+		          "(.hiivmind/corpus/registry.yaml) of a workspace's "
+		          "repositories.",
+		          fetch_opts, NOPTS(fetch_opts));
 		return 0;
 	}
 	if (setup(&a, &o, &err) != 0 || find_repos(&a, &r, &err) != 0)

@@ -369,10 +369,9 @@ stats_round(struct search_ctx *c, cg_gstats *g, cg_err *err)
 }
 
 /* Adds workspace and uri to an item a node returned (source + path). */
-static void
-tag_item(const cg_fed *f, size_t node, json_t *h)
+void
+cg_fed_tag(json_t *h, const char *ws)
 {
-	const char *ws = f->nodes[node].workspace;
 	char uri[4096];
 
 	(void)snprintf(uri, sizeof(uri), "cg://%s/%s/%s", ws,
@@ -380,6 +379,12 @@ tag_item(const cg_fed *f, size_t node, json_t *h)
 		       json_string_value(json_object_get(h, "path")));
 	json_object_set_new(h, "uri", json_string(uri));
 	json_object_set_new(h, "workspace", json_string(ws));
+}
+
+static void
+tag_item(const cg_fed *f, size_t node, json_t *h)
+{
+	cg_fed_tag(h, f->nodes[node].workspace);
 }
 
 static void

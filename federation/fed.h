@@ -98,6 +98,10 @@ int cg_fed_call(cg_fed *fed, const char *op, const json_t *args,
 		const char *const *sources, size_t nsources, json_t **out,
 		cg_err *err);
 
+/* Sets item's `uri` (cg://ws/source/path, from its source and path) and
+ * `workspace`. */
+void cg_fed_tag(json_t *item, const char *ws);
+
 /* The workspace name (borrowed). */
 const char *cg_fed_workspace(const cg_fed *fed);
 

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #define ROUTED_PER_TARGET 3
-#define MAX_BRIDGED	  2
-#define RELATED_PER	  3
+#define MAX_BRIDGED       2
+#define RELATED_PER       3
 
 /* Merges every node's result[key] arrays into one new array. */
 static json_t *
@@ -22,8 +22,8 @@ gather(const json_t *call, const char *key)
 	size_t i;
 
 	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	    json_array_extend(out,
-			      json_object_get(json_object_get(n, "result"), key));
+	    json_array_extend(
+	        out, json_object_get(json_object_get(n, "result"), key));
 	return out;
 }
 
@@ -51,13 +51,14 @@ in_concept(const json_t *h, const char *corpus, const char *concept)
 
 	if (c == NULL ||
 	    strcmp(json_string_value(json_object_get(h, "source"))
-		       ? json_string_value(json_object_get(h, "source"))
-		       : "",
-		   corpus) != 0)
+	               ? json_string_value(json_object_get(h, "source"))
+	               : "",
+	           corpus) != 0)
 		return false;
-	json_array_foreach(json_object_get(c, "concepts"), i, k)
-	    if (json_is_string(k) && strcmp(json_string_value(k), concept) == 0)
-		return true;
+	json_array_foreach(json_object_get(c, "concepts"), i,
+	                   k) if (json_is_string(k) &&
+	                          strcmp(json_string_value(k), concept) ==
+	                              0) return true;
 	return false;
 }
 
@@ -78,26 +79,13 @@ has_hit(const json_t *hits, const char *source, const char *path)
 	return false;
 }
 
-/* "cg://<ws>/<source>/<path>" for an entry of node result n. */
-static void
-set_uri(json_t *e, const char *ws)
-{
-	char uri[4096];
-
-	(void)snprintf(uri, sizeof(uri), "cg://%s/%s/%s", ws,
-		       json_string_value(json_object_get(e, "source")),
-		       json_string_value(json_object_get(e, "path")));
-	json_object_set_new(e, "uri", json_string(uri));
-	json_object_set_new(e, "workspace", json_string(ws));
-}
-
 /* The entries of targets (a new array of {corpus, concept}), uri set. */
 static json_t *
 entries_of(cg_fed *f, const cg_search_req *req, json_t *targets, int limit)
 {
-	json_t *call = call_op(f, req, "concept",
-			       json_pack("{s:o, s:i}", "targets", targets,
-					 "limit", limit));
+	json_t *call = call_op(
+	    f, req, "concept",
+	    json_pack("{s:o, s:i}", "targets", targets, "limit", limit));
 	json_t *out = json_array();
 	const json_t *n;
 	size_t i;
@@ -115,7 +103,7 @@ entries_of(cg_fed *f, const cg_search_req *req, json_t *targets, int limit)
 		{
 			json_t *c = json_deep_copy(e);
 
-			set_uri(c, ws ? ws : "");
+			cg_fed_tag(c, ws ? ws : "");
 			json_array_append_new(out, c);
 		}
 	}
@@ -126,7 +114,8 @@ entries_of(cg_fed *f, const cg_search_req *req, json_t *targets, int limit)
 static void
 boost(json_t *hits, const json_t *alias)
 {
-	const char *corpus = json_string_value(json_object_get(alias, "corpus"));
+	const char *corpus =
+	    json_string_value(json_object_get(alias, "corpus"));
 	const char *concept =
 	    json_string_value(json_object_get(alias, "concept"));
 	json_t *h;
@@ -139,7 +128,8 @@ boost(json_t *hits, const json_t *alias)
 			continue;
 		json_object_set_new(
 		    h, "score",
-		    json_real(2 * json_number_value(json_object_get(h, "score"))));
+		    json_real(2 *
+		              json_number_value(json_object_get(h, "score"))));
 		json_object_set(h, "alias", json_object_get(alias, "alias"));
 	}
 }
@@ -156,12 +146,12 @@ routed_hit(const json_t *e, const char *alias)
 	json_object_set_new(h, "alias", json_string(alias));
 	json_object_set(h, "snippet", json_object_get(e, "summary"));
 	json_object_set_new(h, "corpus",
-			    json_pack("{s:O, s:[O]}", "summary",
-				      json_object_get(e, "summary")
-					  ? json_object_get(e, "summary")
-					  : json_null(),
-				      "concepts",
-				      json_object_get(e, "concept")));
+	                    json_pack("{s:O, s:[O]}", "summary",
+	                              json_object_get(e, "summary")
+	                                  ? json_object_get(e, "summary")
+	                                  : json_null(),
+	                              "concepts",
+	                              json_object_get(e, "concept")));
 	json_object_del(h, "summary");
 	json_object_del(h, "concept");
 	return h;
@@ -169,11 +159,11 @@ routed_hit(const json_t *e, const char *alias)
 
 void
 cg_fed_corpus_route(cg_fed *f, const cg_search_req *req, json_t *hits,
-		    json_t **graph)
+                    json_t **graph)
 {
-	json_t *call = call_op(f, req, "corpus_graph",
-			       json_pack("{s:s}", "q",
-					 req->text ? req->text : ""));
+	json_t *call =
+	    call_op(f, req, "corpus_graph",
+	            json_pack("{s:s}", "q", req->text ? req->text : ""));
 	json_t *aliases;
 	const json_t *a;
 	size_t i;
@@ -181,18 +171,21 @@ cg_fed_corpus_route(cg_fed *f, const cg_search_req *req, json_t *hits,
 	*graph = NULL;
 	if (call == NULL)
 		return;
-	*graph = json_pack("{s:o, s:o, s:o}", "aliases",
-			   gather(call, "aliases"), "bridges",
-			   gather(call, "bridges"), "relationships",
-			   gather(call, "relationships"));
+	*graph =
+	    json_pack("{s:o, s:o, s:o}", "aliases", gather(call, "aliases"),
+	              "bridges", gather(call, "bridges"), "relationships",
+	              gather(call, "relationships"));
 	json_decref(call);
 	aliases = json_object_get(*graph, "aliases");
 	json_array_foreach(aliases, i, a)
 	{
 		json_t *t = json_pack("[{s:O, s:O}]", "corpus",
-				      json_object_get(a, "corpus"), "concept",
-				      json_object_get(a, "concept"));
-		json_t *es = entries_of(f, req, t, ROUTED_PER_TARGET);
+		                      json_object_get(a, "corpus"), "concept",
+		                      json_object_get(a, "concept"));
+		/* Routed entries match no filter: with filters, boost only. */
+		json_t *es = cg_filters_any(&req->filters)
+		                 ? (json_decref(t), json_array())
+		                 : entries_of(f, req, t, ROUTED_PER_TARGET);
 		const json_t *e;
 		size_t k;
 
@@ -206,9 +199,9 @@ cg_fed_corpus_route(cg_fed *f, const cg_search_req *req, json_t *hits,
 
 			if (s && p && !has_hit(hits, s, p))
 				json_array_append_new(
-				    hits,
-				    routed_hit(e, json_string_value(
-						      json_object_get(a, "alias"))));
+				    hits, routed_hit(e, json_string_value(
+				                            json_object_get(
+				                                a, "alias"))));
 		}
 		json_decref(es);
 	}
@@ -275,22 +268,23 @@ pick_bridges(const json_t *graph, const json_t *hits)
 
 	json_array_foreach(hits, i, h)
 	{
-		const char *src = json_string_value(json_object_get(h, "source"));
+		const char *src =
+		    json_string_value(json_object_get(h, "source"));
 		const json_t *k;
 		size_t j;
 
 		json_array_foreach(
-		    json_object_get(json_object_get(h, "corpus"), "concepts"), j,
-		    k)
+		    json_object_get(json_object_get(h, "corpus"), "concepts"),
+		    j, k)
 		{
 			char end[512];
 			json_t *bs = json_array();
 			const json_t *b;
 			size_t m;
 
-			(void)snprintf(end, sizeof(end), "%s:%s", src ? src : "",
-				       json_string_value(k) ? json_string_value(k)
-							    : "");
+			(void)snprintf(
+			    end, sizeof(end), "%s:%s", src ? src : "",
+			    json_string_value(k) ? json_string_value(k) : "");
 			bridges_of(graph, end, bs);
 			json_array_foreach(bs, m, b)
 			{
@@ -300,7 +294,8 @@ pick_bridges(const json_t *graph, const json_t *hits)
 				if (json_array_size(groups) < MAX_BRIDGED &&
 				    !picked(groups, to))
 					json_array_append_new(
-					    groups, json_pack("{s:O}", "bridge", b));
+					    groups,
+					    json_pack("{s:O}", "bridge", b));
 			}
 			json_decref(bs);
 		}
@@ -309,8 +304,8 @@ pick_bridges(const json_t *graph, const json_t *hits)
 }
 
 json_t *
-cg_fed_corpus_related(cg_fed *f, const cg_search_req *req,
-		      const json_t *graph, const json_t *hits)
+cg_fed_corpus_related(cg_fed *f, const cg_search_req *req, const json_t *graph,
+                      const json_t *hits)
 {
 	json_t *groups = graph ? pick_bridges(graph, hits) : json_array();
 	json_t *g;
@@ -332,15 +327,17 @@ cg_fed_corpus_related(cg_fed *f, const cg_search_req *req,
 			continue;
 		}
 		(void)snprintf(corpus, sizeof(corpus), "%.*s",
-			       (int)(colon - to), to);
+		               (int)(colon - to), to);
 		es = entries_of(f, req,
-				json_pack("[{s:s, s:s}]", "corpus", corpus,
-					  "concept", colon + 1),
-				RELATED_PER + 3);
+		                json_pack("[{s:s, s:s}]", "corpus", corpus,
+		                          "concept", colon + 1),
+		                RELATED_PER + 3);
 		json_array_foreach(es, k, e)
 		{
-			const char *s = json_string_value(json_object_get(e, "source"));
-			const char *p = json_string_value(json_object_get(e, "path"));
+			const char *s =
+			    json_string_value(json_object_get(e, "source"));
+			const char *p =
+			    json_string_value(json_object_get(e, "path"));
 
 			if (json_array_size(keep) < RELATED_PER && s && p &&
 			    !has_hit(hits, s, p))

@@ -8,7 +8,7 @@
  *   belong to one of its targets (corpus and concept: score x2, `alias`
  *   set) and routes to them: up to 3 entries of each target concept that
  *   did not match are added as hits of match class "alias" (ranked with
- *   the "some words" class).
+ *   the "some words" class) unless the query has filters.
  * - Bridges (registry-graph.yaml `bridges`, both directions) and a
  *   corpus's own graph.yaml relationships: the concepts of the returned
  *   hits, in hit order, pick at most 2 bridged concepts; up to 3 entries
@@ -27,11 +27,11 @@
 /* Before the merge: fetches the graph (*graph, new reference, or NULL
  * when there is none), boosts and adds routed entries to hits. */
 void cg_fed_corpus_route(cg_fed *f, const cg_search_req *req, json_t *hits,
-			 json_t **graph);
+                         json_t **graph);
 
 /* After the merge: the `related` groups for the returned hits (a new
  * array, empty when nothing is bridged). */
 json_t *cg_fed_corpus_related(cg_fed *f, const cg_search_req *req,
-			      const json_t *graph, const json_t *hits);
+                              const json_t *graph, const json_t *hits);
 
 #endif

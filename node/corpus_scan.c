@@ -6,10 +6,11 @@
  */
 #include "corpus_scan.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cg_fs.h"
 #include "corpus.h"
@@ -40,9 +41,9 @@ section_json(const cg_hm_entry *s)
 	set_opt(o, "title", s->title);
 	set_opt(o, "summary", s->summary);
 	if (s->line_start > 0)
-		json_object_set_new(o, "line_range",
-				    json_pack("[i, i]", s->line_start,
-					      s->line_end));
+		json_object_set_new(
+		    o, "line_range",
+		    json_pack("[i, i]", s->line_start, s->line_end));
 	return o;
 }
 
@@ -95,7 +96,7 @@ seen_rel(const cg_scan *s, const char *rel)
 /* One file entry: a document page, or a virtual one. */
 static int
 add_entry(cg_scan *out, const cg_corpus *c, const cg_hm_entry *e,
-	  int64_t index_mtime)
+          int64_t index_mtime)
 {
 	const char *why = NULL;
 	char *rel = cg_corpus_doc_rel(c, e, &why);
@@ -112,7 +113,7 @@ add_entry(cg_scan *out, const cg_corpus *c, const cg_hm_entry *e,
 		if (rel != NULL)
 			(void)snprintf(rel, n, "_entries/%s", e->id);
 	} else if ((abs = cg_path_join(c->dir, rel)) != NULL &&
-		   lstat(abs, &st) == 0) {
+	           lstat(abs, &st) == 0) {
 		virt = false;
 		why = NULL;
 	} else {
@@ -124,14 +125,15 @@ add_entry(cg_scan *out, const cg_corpus *c, const cg_hm_entry *e,
 	}
 	if (why != NULL)
 		json_object_set_new(ov, "document_missing", json_string(why));
-	rc = virt ? cg_scan_push(out, rel, 0, fold(index_mtime, ov),
-				 CG_SCAN_FILE)
-		  : cg_scan_push(out, rel, (int64_t)st.st_size,
-				 fold((int64_t)st.st_mtim.tv_sec * 1000000000LL +
-					  st.st_mtim.tv_nsec,
-				      ov),
-				 S_ISLNK(st.st_mode) ? CG_SCAN_SYMLINK
-						     : CG_SCAN_FILE);
+	rc =
+	    virt
+	        ? cg_scan_push(out, rel, 0, fold(index_mtime, ov), CG_SCAN_FILE)
+	        : cg_scan_push(out, rel, (int64_t)st.st_size,
+	                       fold((int64_t)st.st_mtim.tv_sec * 1000000000LL +
+	                                st.st_mtim.tv_nsec,
+	                            ov),
+	                       S_ISLNK(st.st_mode) ? CG_SCAN_SYMLINK
+	                                           : CG_SCAN_FILE);
 	if (rc == 0) {
 		out->v[out->n - 1].overlay = ov;
 		out->v[out->n - 1].virt = virt;
@@ -182,7 +184,7 @@ copy_warnings(char **src, const char *extra)
 
 int
 cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
-	       cg_err *err)
+               cg_err *err)
 {
 	cg_corpus c;
 	cg_err le;
@@ -201,8 +203,8 @@ cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
 			*warnings = copy_warnings(NULL, le.msg);
 		cg_corpus_fini(&c);
 		return le.code == CG_ENOTFOUND
-			   ? 0
-			   : cg_err_set(err, le.code, "%s", le.msg);
+		           ? 0
+		           : cg_err_set(err, le.code, "%s", le.msg);
 	}
 	mt = index_mtime(dir);
 	for (size_t i = 0; rc == 0 && i < c.index.n; i++)
@@ -214,8 +216,8 @@ cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
 	if (rc != 0) {
 		cg_scan_fini(out);
 		return cg_err_set(err, rc, "corpus %s: %s", dir,
-				  rc == CG_ETOOBIG ? "too many entries"
-						   : "out of memory");
+		                  rc == CG_ETOOBIG ? "too many entries"
+		                                   : "out of memory");
 	}
 	cg_scan_sort(out);
 	return 0;
@@ -223,14 +225,14 @@ cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
 
 int
 cg_scan_source(cg_scan *out, const char *repo, const char *wiki,
-	       enum cg_source_kind kind, char ***warnings, cg_err *err)
+               enum cg_source_kind kind, char ***warnings, cg_err *err)
 {
 	if (warnings != NULL)
 		*warnings = NULL;
 	if (kind == CG_SRC_WIKI)
 		return cg_scan_wiki(out, repo, wiki, err);
-	return cg_corpus_scan(out, repo, kind == CG_SRC_CORPUS_REMOTE,
-			      warnings, err);
+	return cg_corpus_scan(out, repo, kind == CG_SRC_CORPUS_REMOTE, warnings,
+	                      err);
 }
 
 void
@@ -360,7 +362,7 @@ cg_corpus_virtual_text(const json_t *ov, size_t *len)
 
 	if (text == NULL)
 		return NULL;
-	*len = (size_t)snprintf(text, n, "# %s\n\n%s\n", t ? t : "",
-				s ? s : "");
+	*len =
+	    (size_t)snprintf(text, n, "# %s\n\n%s\n", t ? t : "", s ? s : "");
 	return text;
 }

@@ -34,12 +34,12 @@ enum cg_source_kind {
  * (dir missing) is an empty list with one warning, not an error.  Entry
  * size/mtime fold in the overlay, so an index change re-reads the page.
  */
-int cg_corpus_scan(cg_scan *out, const char *dir, bool remote,
-		   char ***warnings, cg_err *err);
+int cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
+                   cg_err *err);
 
 /* The scan of any source: the wiki walk or the corpus entries. */
 int cg_scan_source(cg_scan *out, const char *repo, const char *wiki,
-		   enum cg_source_kind kind, char ***warnings, cg_err *err);
+                   enum cg_source_kind kind, char ***warnings, cg_err *err);
 
 void cg_corpus_warnings_free(char **w);
 

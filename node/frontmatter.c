@@ -892,14 +892,22 @@ cg_yaml_load(const char *yaml, size_t len, size_t max_bytes, size_t max_nodes,
              json_t **out, cg_err *err)
 {
 	enum strict_fail sf;
+	cg_err local;
 
 	*out = NULL;
 	if (len > max_bytes)
 		return cg_err_set(err, CG_ETOOBIG,
 		                  "%zu bytes of YAML, over the %zu-byte limit",
 		                  len, max_bytes);
-	sf = strict_parse(yaml, len, max_nodes, out, err);
+	cg_err_clear(&local);
+	sf = strict_parse(yaml != NULL ? yaml : "", yaml != NULL ? len : 0,
+	                  max_nodes, out, &local);
 	if (sf == SF_NONE)
 		return 0;
-	return err != NULL && err->code != 0 ? err->code : CG_EPARSE;
+	/* The code follows the failure, not what err held before. */
+	return cg_err_set(err,
+	                  sf == SF_NOMEM     ? CG_ENOMEM
+	                  : sf == SF_HOSTILE ? CG_ETOOBIG
+	                                     : CG_EPARSE,
+	                  "%s", local.msg);
 }

@@ -43,9 +43,9 @@ cg_corpus_freshness(cg_index *idx)
 	free(state);
 	(void)cg_corpus_note(&m, &st, note, sizeof(note));
 	o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "cached_commit",
-		      m.cached_commit_sha, "cached_at", m.cached_at,
-		      "remote_commit", st.remote_sha, "checked_at",
-		      st.checked_at, "last_error", st.last_error);
+	              m.cached_commit_sha, "cached_at", m.cached_at,
+	              "remote_commit", st.remote_sha, "checked_at",
+	              st.checked_at, "last_error", st.last_error);
 	if (o != NULL && note[0])
 		json_object_set_new(o, "note", json_string(note));
 	return o;
@@ -64,9 +64,9 @@ cg_corpus_decorate(cg_index *idx, json_t *hit)
 	json_object_del(c, "tags");
 	json_object_del(c, "keywords");
 	json_object_del(c, "sections");
-	json_object_set_new(hit, "stale",
-			    json_boolean(json_is_true(
-				json_object_get(c, "stale"))));
+	json_object_set_new(
+	    hit, "stale",
+	    json_boolean(json_is_true(json_object_get(c, "stale"))));
 	json_object_set_new(hit, "corpus", c);
 	json_object_del(extra, "corpus");
 	json_object_del(extra, "summary");
@@ -90,7 +90,7 @@ static const char *const concept_sql =
 
 static int
 concept_entries(cg_index *idx, const char *concept, int limit, json_t *out,
-		cg_err *err)
+                cg_err *err)
 {
 	sqlite3_stmt *st;
 	int rc = cg_node_ready(idx, err);
@@ -100,21 +100,20 @@ concept_entries(cg_index *idx, const char *concept, int limit, json_t *out,
 	st = cg_index_stmt(idx, concept_sql);
 	if (st == NULL)
 		return cg_err_set(err, CG_ERR, "concept: %s",
-				  sqlite3_errmsg(cg_index_db(idx)));
+		                  sqlite3_errmsg(cg_index_db(idx)));
 	sqlite3_bind_text(st, 1, concept, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, limit);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *sum = (const char *)sqlite3_column_text(st, 2);
 
 		json_array_append_new(
-		    out, json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?}",
-				   "corpus", cg_index_source(idx), "concept",
-				   concept, "source", cg_index_source(idx),
-				   "path",
-				   (const char *)sqlite3_column_text(st, 0),
-				   "title",
-				   (const char *)sqlite3_column_text(st, 1),
-				   "summary", sum));
+		    out,
+		    json_pack("{s:s, s:s, s:s, s:s, s:s?, s:s?}", "corpus",
+		              cg_index_source(idx), "concept", concept,
+		              "source", cg_index_source(idx), "path",
+		              (const char *)sqlite3_column_text(st, 0), "title",
+		              (const char *)sqlite3_column_text(st, 1),
+		              "summary", sum));
 	}
 	sqlite3_reset(st);
 	return 0;
@@ -134,13 +133,12 @@ cg_op_concept(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	if (!json_is_array(targets) || limit < 1 || limit > 20) {
 		json_decref(out);
 		return cg_err_set(err, CG_EINVAL,
-				  "concept: targets must be a list of "
-				  "{corpus, concept}, limit 1-20");
+		                  "concept: targets must be a list of "
+		                  "{corpus, concept}, limit 1-20");
 	}
 	json_array_foreach(targets, i, t)
 	{
-		const char *c =
-		    json_string_value(json_object_get(t, "corpus"));
+		const char *c = json_string_value(json_object_get(t, "corpus"));
 		const char *k =
 		    json_string_value(json_object_get(t, "concept"));
 		cg_index *idx = c ? cg_node_find(n, c) : NULL;
@@ -213,25 +211,26 @@ registered(const cg_hm_registry *reg, const char *id)
  * a dangling one is reported in warnings. */
 static void
 add_bridge(cg_node *n, const cg_hm_registry *reg, const cg_hm_link *b,
-	   json_t *br, json_t *wa)
+           json_t *br, json_t *wa)
 {
 	char msg[512];
 
 	if (!holds_corpus(n, b->from_corpus) && !holds_corpus(n, b->to_corpus))
 		return;
-	if (!registered(reg, b->from_corpus) || !registered(reg, b->to_corpus)) {
+	if (!registered(reg, b->from_corpus) ||
+	    !registered(reg, b->to_corpus)) {
 		(void)snprintf(msg, sizeof(msg),
-			       "bridge %s:%s -> %s:%s names a corpus that is "
-			       "not registered; skipped",
-			       b->from_corpus, b->from, b->to_corpus, b->to);
+		               "bridge %s:%s -> %s:%s names a corpus that is "
+		               "not registered; skipped",
+		               b->from_corpus, b->from, b->to_corpus, b->to);
 		json_array_append_new(wa, json_string(msg));
 		return;
 	}
 	json_array_append_new(
 	    br, json_pack("{s:o, s:o, s:s, s:s?}", "from",
-			  end_name(b->from_corpus, b->from), "to",
-			  end_name(b->to_corpus, b->to), "type",
-			  b->type ? b->type : "see-also", "note", b->note));
+	                  end_name(b->from_corpus, b->from), "to",
+	                  end_name(b->to_corpus, b->to), "type",
+	                  b->type ? b->type : "see-also", "note", b->note));
 }
 
 /* The aliases and bridges of one registry-graph. */
@@ -262,8 +261,8 @@ graph_of_registrar(cg_node *n, const char *repo, const char *q, json_t *res)
 		for (size_t k = 0; k < a->ntargets; k++)
 			json_array_append_new(
 			    al, json_pack("{s:s, s:s, s:s}", "alias", a->term,
-					  "corpus", a->targets[k].corpus,
-					  "concept", a->targets[k].concept));
+			                  "corpus", a->targets[k].corpus,
+			                  "concept", a->targets[k].concept));
 	}
 	if (cg_corpus_registry_load(&reg, repo, NULL) == 0) {
 		for (size_t i = 0; i < rg.nbridges; i++)
@@ -296,11 +295,11 @@ graph_of_corpus(cg_index *idx, json_t *rels)
 	}
 	for (size_t i = 0; i < g.nrels; i++)
 		json_array_append_new(
-		    rels, json_pack("{s:o, s:o, s:s}", "from",
-				    end_name(id, g.rels[i].from), "to",
-				    end_name(id, g.rels[i].to), "type",
-				    g.rels[i].type ? g.rels[i].type
-						   : "see-also"));
+		    rels,
+		    json_pack("{s:o, s:o, s:s}", "from",
+		              end_name(id, g.rels[i].from), "to",
+		              end_name(id, g.rels[i].to), "type",
+		              g.rels[i].type ? g.rels[i].type : "see-also"));
 	cg_hm_graph_fini(&g);
 	free(text);
 	free(path);

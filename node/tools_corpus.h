@@ -47,6 +47,6 @@ int cg_op_concept(cg_node *n, const json_t *args, json_t *res, cg_err *err);
  * that is not registered) are skipped and listed in `warnings`.
  */
 int cg_op_corpus_graph(cg_node *n, const json_t *args, json_t *res,
-		       cg_err *err);
+                       cg_err *err);
 
 #endif

@@ -12,27 +12,27 @@
  * live in itself (a `self` source), registered by a workspace with a wiki,
  * plus a registry-graph with a bridge and an alias between the two.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
+#include <sys/stat.h>
 
 #include <dirent.h>
 #include <errno.h>
+#include <setjmp.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmocka.h>
 #include <jansson.h>
 
 #include "cghttpd.h"
 #include "cgproc.h"
 #include "cgtest.h"
 
-static char *T;	    /* the temporary root */
+static char *T;     /* the temporary root */
 static char *WS;    /* the workspace */
 static char *CACHE; /* the index cache */
 static char API[64];
@@ -122,9 +122,9 @@ ch01(int v)
 	char text[512];
 
 	(void)snprintf(text, sizeof(text),
-		       "# Introduction\n\nThe zanzibar engine starts here.\n\n"
-		       "## Setup\n\nVersion marker v%d of the intro.\n",
-		       v);
+	               "# Introduction\n\nThe zanzibar engine starts here.\n\n"
+	               "## Setup\n\nVersion marker v%d of the intro.\n",
+	               v);
 	write_in("book-src", "book/ch01-intro.md", text);
 }
 
@@ -135,13 +135,13 @@ corpus_book(const char *src, int stale)
 	char text[4096];
 
 	(void)snprintf(text, sizeof(text),
-		       "schema_version: 2\ncorpus:\n  name: \"book\"\n"
-		       "  keywords: [book]\nsources:\n"
-		       "  - id: \"book-src\"\n    type: \"git\"\n"
-		       "    repo_owner: \"acme\"\n    repo_name: \"book-src\"\n"
-		       "    branch: \"main\"\n    docs_root: \"book/\"\n"
-		       "    last_commit_sha: \"%s\"\n",
-		       src);
+	               "schema_version: 2\ncorpus:\n  name: \"book\"\n"
+	               "  keywords: [book]\nsources:\n"
+	               "  - id: \"book-src\"\n    type: \"git\"\n"
+	               "    repo_owner: \"acme\"\n    repo_name: \"book-src\"\n"
+	               "    branch: \"main\"\n    docs_root: \"book/\"\n"
+	               "    last_commit_sha: \"%s\"\n",
+	               src);
 	write_in("corpus-book", "config.yaml", text);
 	(void)snprintf(
 	    text, sizeof(text),
@@ -180,41 +180,41 @@ make_repos(void)
 	   T, T);
 	ch01(0);
 	write_in("book-src", "book/ch02-lazy.md",
-		 "# Lazy plans\n\nPlans are deferred until collected.\n\n"
-		 "## Costs\n\nThe quokka cost model weighs joins.\n");
+	         "# Lazy plans\n\nPlans are deferred until collected.\n\n"
+	         "## Costs\n\nThe quokka cost model weighs joins.\n");
 	write_in("book-src", "README.md", "# not a doc\n\nreadmeonlyword\n");
 	write_in("book-src", "other/skip.md", "# skip\n\noutsidewordxyz\n");
 	free(commit("book-src", "docs"));
 	{
 		char *src = sh_out("git -C '%s/git/acme/book-src.git' "
-				   "rev-parse HEAD",
-				   T);
+		                   "rev-parse HEAD",
+		                   T);
 
 		corpus_book(src, 0);
 		free(src);
 	}
 	write_in("corpus-book", "graph.yaml",
-		 "concepts:\n  intro:\n    label: \"Intro\"\n"
-		 "  lazy-eval:\n    label: \"Lazy evaluation\"\n"
-		 "relationships:\n  - from: intro\n    to: lazy-eval\n"
-		 "    type: see-also\n  - from: intro\n    to: ghost\n"
-		 "    type: see-also\n");
+	         "concepts:\n  intro:\n    label: \"Intro\"\n"
+	         "  lazy-eval:\n    label: \"Lazy evaluation\"\n"
+	         "relationships:\n  - from: intro\n    to: lazy-eval\n"
+	         "    type: see-also\n  - from: intro\n    to: ghost\n"
+	         "    type: see-also\n");
 	write_in("corpus-book", "index.md",
-		 "# Book\n\n## Guide\n\n- **Introduction** "
-		 "`book-src:ch01-intro.md` - How the engine starts\n");
+	         "# Book\n\n## Guide\n\n- **Introduction** "
+	         "`book-src:ch01-intro.md` - How the engine starts\n");
 	write_in("corpus-book", "notes/unrelated.md", "# not materialised\n");
 	free(commit("corpus-book", "index"));
 	write_in("corpus-notes", "config.yaml",
-		 "schema_version: 2\ncorpus:\n  name: notes\nsources:\n"
-		 "  - id: notes\n    type: self\n    docs_root: docs\n");
+	         "schema_version: 2\ncorpus:\n  name: notes\nsources:\n"
+	         "  - id: notes\n    type: self\n    docs_root: docs\n");
 	write_in("corpus-notes", "index.yaml",
-		 "entries:\n  - id: \"notes:deferred.md\"\n    source: notes\n"
-		 "    path: deferred.md\n    title: \"Deferred execution\"\n"
-		 "    summary: \"Expression trees compiled late\"\n"
-		 "    concepts: [deferred-exec]\n");
+	         "entries:\n  - id: \"notes:deferred.md\"\n    source: notes\n"
+	         "    path: deferred.md\n    title: \"Deferred execution\"\n"
+	         "    summary: \"Expression trees compiled late\"\n"
+	         "    concepts: [deferred-exec]\n");
 	write_in("corpus-notes", "docs/deferred.md",
-		 "# Deferred execution\n\nExpression trees wait for a "
-		 "backend.\n");
+	         "# Deferred execution\n\nExpression trees wait for a "
+	         "backend.\n");
 	free(commit("corpus-notes", "notes"));
 }
 
@@ -222,35 +222,36 @@ static void
 make_workspace(void)
 {
 	cgt_page(WS, ".guild/wiki/concepts/engine.md",
-		 "type: concept\nupdated_at: 2026-11-01", "# Engine\n\nThe "
-		 "wiki page about the engine.\n");
+	         "type: concept\nupdated_at: 2026-11-01",
+	         "# Engine\n\nThe "
+	         "wiki page about the engine.\n");
 	cgt_write(WS, ".hiivmind/corpus/registry.yaml",
-		  "schema_version: 1\ncorpora:\n"
-		  "  - id: book\n    source:\n      type: github\n"
-		  "      repo: acme/corpus-book\n      ref: main\n"
-		  "    cache:\n      strategy: fetch\n      ttl: 7d\n"
-		  "  - id: notes\n    source:\n      type: github\n"
-		  "      repo: acme/corpus-notes\n      ref: main\n"
-		  "    cache:\n      ttl: 7d\n");
+	          "schema_version: 1\ncorpora:\n"
+	          "  - id: book\n    source:\n      type: github\n"
+	          "      repo: acme/corpus-book\n      ref: main\n"
+	          "    cache:\n      strategy: fetch\n      ttl: 7d\n"
+	          "  - id: notes\n    source:\n      type: github\n"
+	          "      repo: acme/corpus-notes\n      ref: main\n"
+	          "    cache:\n      ttl: 7d\n");
 	cgt_write(WS, ".hiivmind/corpus/registry-graph.yaml",
-		  "schema_version: 1\nbridges:\n"
-		  "  - concept_a: \"book:lazy-eval\"\n"
-		  "    concept_b: \"notes:deferred-exec\"\n"
-		  "    type: see-also\n    note: \"both defer work\"\n"
-		  "  - concept_a: \"book:intro\"\n"
-		  "    concept_b: \"nowhere:thing\"\n    type: see-also\n"
-		  "aliases:\n  \"lazy evaluation\":\n"
-		  "    - corpus: notes\n      concept: deferred-exec\n");
+	          "schema_version: 1\nbridges:\n"
+	          "  - concept_a: \"book:lazy-eval\"\n"
+	          "    concept_b: \"notes:deferred-exec\"\n"
+	          "    type: see-also\n    note: \"both defer work\"\n"
+	          "  - concept_a: \"book:intro\"\n"
+	          "    concept_b: \"nowhere:thing\"\n    type: see-also\n"
+	          "aliases:\n  \"lazy evaluation\":\n"
+	          "    - corpus: notes\n      concept: deferred-exec\n");
 }
 
 /* Points the fake API at the corpus repositories' heads. */
 static void
 publish_heads(void)
 {
-	char *b = sh_out("git -C '%s/git/acme/corpus-book.git' rev-parse HEAD",
-			 T);
-	char *n = sh_out(
-	    "git -C '%s/git/acme/corpus-notes.git' rev-parse HEAD", T);
+	char *b =
+	    sh_out("git -C '%s/git/acme/corpus-book.git' rev-parse HEAD", T);
+	char *n =
+	    sh_out("git -C '%s/git/acme/corpus-notes.git' rev-parse HEAD", T);
 
 	assert_int_equal(cghttpd_set(H, "acme/corpus-book", "main", b), 0);
 	assert_int_equal(cghttpd_set(H, "acme/corpus-notes", "main", n), 0);
@@ -262,8 +263,8 @@ publish_heads(void)
 static int
 fetch(char **err, ...)
 {
-	const char *argv[32] = {"corpus-gw", "fetch", "--workspace", WS,
-				"--api-base", API, "--git-base", GITBASE};
+	const char *argv[32] = {"corpus-gw",  "fetch", "--workspace", WS,
+	                        "--api-base", API,     "--git-base",  GITBASE};
 	size_t n = 8;
 	const char *a;
 	va_list ap;
@@ -318,7 +319,7 @@ group_setup(void **state)
 	if (cghttpd_start(&H, 0) != 0)
 		return -1;
 	(void)snprintf(API, sizeof(API), "http://127.0.0.1:%d",
-		       cghttpd_port(H));
+	               cghttpd_port(H));
 	make_repos();
 	make_workspace();
 	publish_heads();
@@ -367,12 +368,12 @@ test_first_fetch(void **state)
 	free(err);
 	m = meta_of("book");
 	assert_string_equal(json_string_value(json_object_get(m, "corpus_id")),
-			    "book");
+	                    "book");
 	assert_string_equal(
 	    json_string_value(json_object_get(m, "source_repo")),
 	    "acme/corpus-book");
 	assert_string_equal(json_string_value(json_object_get(m, "source_ref")),
-			    "main");
+	                    "main");
 	assert_int_equal(json_integer_value(json_object_get(m, "ttl_days")), 7);
 	assert_int_equal(
 	    strlen(json_string_value(json_object_get(m, "cached_commit_sha"))),
@@ -411,13 +412,12 @@ test_search_read_related(void **state)
 	(void)state;
 	assert_non_null(h);
 	assert_string_equal(json_string_value(json_object_get(h, "source")),
-			    "book");
-	assert_string_equal(
-	    json_string_value(json_object_get(json_object_get(h, "corpus"),
-					      "entry")),
-	    "book-src:ch01-intro.md");
+	                    "book");
+	assert_string_equal(json_string_value(json_object_get(
+	                        json_object_get(h, "corpus"), "entry")),
+	                    "book-src:ch01-intro.md");
 	assert_string_equal(json_string_value(json_object_get(h, "title")),
-			    "Introduction");
+	                    "Introduction");
 	assert_false(json_is_true(json_object_get(h, "stale")));
 	assert_null(json_object_get(h, "freshness")); /* fresh */
 	/* Its graph's relationship intro -> lazy-eval is related. */
@@ -425,15 +425,15 @@ test_search_read_related(void **state)
 	assert_true(json_array_size(rel) >= 1);
 	assert_string_equal(
 	    json_string_value(json_object_get(
-		json_object_get(json_array_get(rel, 0), "bridge"), "to")),
+	        json_object_get(json_array_get(rel, 0), "bridge"), "to")),
 	    "book:lazy-eval");
 	(void)snprintf(uri, sizeof(uri), "%s",
-		       json_string_value(json_object_get(h, "uri")));
+	               json_string_value(json_object_get(h, "uri")));
 	json_decref(ans);
 	/* read returns the document. */
 	assert_int_equal(cgt_run(&out, NULL, "read", "--workspace", WS,
-				 "--cache", CACHE, uri, NULL),
-			 0);
+	                         "--cache", CACHE, uri, NULL),
+	                 0);
 	assert_non_null(strstr(out, "zanzibar engine starts here"));
 	free(out);
 	/* Files outside docs_root are not searchable. */
@@ -455,18 +455,20 @@ test_search_read_related(void **state)
 		json_array_foreach(rel, i, g)
 		{
 			json_t *b = json_object_get(g, "bridge");
-			json_t *e = json_array_get(json_object_get(g, "entries"),
-						   0);
+			json_t *e =
+			    json_array_get(json_object_get(g, "entries"), 0);
 
 			if (strcmp(json_string_value(json_object_get(b, "to")),
-				   "notes:deferred-exec") == 0) {
+			           "notes:deferred-exec") == 0) {
 				found = true;
 				assert_string_equal(
-				    json_string_value(json_object_get(b, "type")),
+				    json_string_value(
+				        json_object_get(b, "type")),
 				    "see-also");
 				assert_non_null(e);
 				assert_string_equal(
-				    json_string_value(json_object_get(e, "path")),
+				    json_string_value(
+				        json_object_get(e, "path")),
 				    "docs/notes/deferred.md");
 			}
 		}
@@ -486,7 +488,7 @@ test_alias_routes(void **state)
 	(void)state;
 	assert_non_null(h);
 	assert_string_equal(json_string_value(json_object_get(h, "alias")),
-			    "lazy evaluation");
+	                    "lazy evaluation");
 	json_decref(ans);
 }
 
@@ -643,10 +645,9 @@ test_unreachable(void **state)
 	h = cgt_hit(ans, "ch01-intro.md");
 	assert_non_null(h); /* the old cache serves */
 	assert_true(json_is_true(json_object_get(h, "stale_cache")));
-	assert_non_null(strstr(
-	    json_string_value(json_object_get(json_object_get(h, "freshness"),
-					      "note")),
-	    "last refresh failed"));
+	assert_non_null(strstr(json_string_value(json_object_get(
+	                           json_object_get(h, "freshness"), "note")),
+	                       "last refresh failed"));
 	json_decref(ans);
 	/* API back, git URL gone, a new commit: behind its remote. */
 	assert_int_equal(cghttpd_pause(H, false), 0);
@@ -661,11 +662,11 @@ test_unreachable(void **state)
 		char want[64];
 
 		(void)snprintf(want, sizeof(want), "source is now at %.7s",
-			       head);
-		assert_non_null(strstr(
-		    json_string_value(json_object_get(
-			json_object_get(h, "freshness"), "note")),
-		    want));
+		               head);
+		assert_non_null(
+		    strstr(json_string_value(json_object_get(
+		               json_object_get(h, "freshness"), "note")),
+		           want));
 	}
 	json_decref(ans);
 	sh("mv '%s.away' '%s'", gone, gone);
@@ -690,11 +691,11 @@ check_consistent(void)
 	const char *sha =
 	    json_string_value(json_object_get(m, "cached_commit_sha"));
 	char *want = sh_out("git -C '%s/git/acme/book-src.git' show "
-			    "$(git -C '%s/git/acme/corpus-book.git' show "
-			    "%s:config.yaml | sed -n "
-			    "'s/.*last_commit_sha: \"\\(.*\\)\"/\\1/p'):"
-			    "book/ch01-intro.md | md5sum",
-			    T, T, sha);
+	                    "$(git -C '%s/git/acme/corpus-book.git' show "
+	                    "%s:config.yaml | sed -n "
+	                    "'s/.*last_commit_sha: \"\\(.*\\)\"/\\1/p'):"
+	                    "book/ch01-intro.md | md5sum",
+	                    T, T, sha);
 	char *p = cache_path("book/docs/book-src/ch01-intro.md");
 	char *have = sh_out("md5sum < '%s'", p);
 
@@ -715,9 +716,9 @@ check_consistent(void)
 static void
 test_killed(void **state)
 {
-	const char *argv[] = {"corpus-gw", "fetch",	 "--workspace", WS,
-			      "--api-base", API,	 "--git-base",	GITBASE,
-			      "--refresh", "--corpus", "book",	NULL};
+	const char *argv[] = {"corpus-gw",  "fetch",    "--workspace", WS,
+	                      "--api-base", API,        "--git-base",  GITBASE,
+	                      "--refresh",  "--corpus", "book",        NULL};
 	int64_t t0;
 	int full;
 	char *err = NULL;
@@ -758,9 +759,9 @@ test_killed(void **state)
 static void
 test_two_runs(void **state)
 {
-	const char *a1[] = {"corpus-gw", "fetch",     "--workspace", WS,
-			    "--api-base", API,	      "--git-base",  GITBASE,
-			    "--refresh",  NULL};
+	const char *a1[] = {"corpus-gw",  "fetch", "--workspace", WS,
+	                    "--api-base", API,     "--git-base",  GITBASE,
+	                    "--refresh",  NULL};
 	cgt_proc *p;
 	char *err = NULL;
 
@@ -798,9 +799,8 @@ raw_tree(const char *repo, const char *const *lines, size_t n)
 		char mode[16], name[256], hex[64];
 		unsigned char bin[20];
 
-		assert_int_equal(sscanf(lines[i], "%15s %255s %63s", mode, name,
-					hex),
-				 3);
+		assert_int_equal(
+		    sscanf(lines[i], "%15s %255s %63s", mode, name, hex), 3);
 		for (int k = 0; k < 20; k++) {
 			unsigned v;
 
@@ -813,7 +813,7 @@ raw_tree(const char *repo, const char *const *lines, size_t n)
 	}
 	fclose(f);
 	return sh_out("git -C '%s' hash-object -t tree --literally -w '%s'",
-		      repo, path);
+	              repo, path);
 }
 
 static void
@@ -832,8 +832,8 @@ test_hostile_tree(void **state)
 	free(commit("book-src", "symlink"));
 	/* ...and a tree entry named ".." holding escaped.md. */
 	escaped = sh_out("cd '%s' && printf '# escaped\\n' | git hash-object "
-			 "-w --stdin",
-			 d);
+	                 "-w --stdin",
+	                 d);
 	evil = sh_out("git -C '%s' rev-parse HEAD:book/evil.md", d);
 	c1 = sh_out("git -C '%s' rev-parse HEAD:book/ch01-intro.md", d);
 	c2 = sh_out("git -C '%s' rev-parse HEAD:book/ch02-lazy.md", d);
@@ -863,8 +863,8 @@ test_hostile_tree(void **state)
 		root = raw_tree(d, x, 3);
 	}
 	commit_sha = sh_out("cd '%s' && git -c user.name=t -c user.email=t@x "
-			    "commit-tree %s -p HEAD -m hostile",
-			    d, root);
+	                    "commit-tree %s -p HEAD -m hostile",
+	                    d, root);
 	sh("git -C '%s' update-ref refs/heads/main %s", d, commit_sha);
 	cfg = commit_sha; /* the corpus now points at the hostile commit */
 	corpus_book(cfg, 0);
@@ -886,10 +886,10 @@ test_hostile_tree(void **state)
 		char uri[512];
 
 		(void)snprintf(uri, sizeof(uri),
-			       "cg://ws/book/docs/book-src/evil.md");
+		               "cg://ws/book/docs/book-src/evil.md");
 		assert_int_not_equal(cgt_run(&out, NULL, "read", "--workspace",
-					     WS, "--cache", CACHE, uri, NULL),
-				     0);
+		                             WS, "--cache", CACHE, uri, NULL),
+		                     0);
 		if (out != NULL)
 			assert_null(strstr(out, "root:"));
 		free(out);
@@ -905,6 +905,65 @@ test_hostile_tree(void **state)
 	free(commit_sha);
 	free(readme);
 	free(other);
+}
+
+/* --- the token, the progress line --------------------------------------- */
+
+static void
+test_token_never_shown(void **state)
+{
+	const char *tok = "ghp_SECRETsecret0123456789";
+	char *err = NULL;
+	char *auth;
+
+	(void)state;
+	setenv("GITHUB_TOKEN", tok, 1);
+	/* Sent as a bearer token... */
+	assert_int_equal(fetch(&err, "--refresh", "--corpus", "book", NULL), 0);
+	auth = cghttpd_last(H, CGHTTPD_AUTHORIZATION);
+	assert_non_null(auth);
+	assert_string_equal(auth, "Bearer ghp_SECRETsecret0123456789");
+	free(auth);
+	free(err);
+	/* ...never printed, even when the server quotes it back. */
+	cghttpd_set_echo_auth(H, true);
+	cghttpd_fail_next(H, 401);
+	assert_int_equal(
+	    fetch(&err, "--refresh", "--corpus", "book", "-v", NULL), 1);
+	assert_null(strstr(err, "SECRETsecret"));
+	assert_non_null(strstr(err, "corpus book:"));
+	free(err);
+	cghttpd_set_echo_auth(H, false);
+	unsetenv("GITHUB_TOKEN");
+	assert_int_equal(fetch(&err, "--refresh", NULL), 0);
+	free(err);
+}
+
+static void
+test_progress_on_terminal(void **state)
+{
+	char cmd[4096];
+	char *out;
+
+	(void)state;
+	if (system("command -v script >/dev/null 2>&1") != 0)
+		skip(); /* util-linux's script gives the run a terminal */
+	(void)snprintf(cmd, sizeof(cmd),
+	               "script -qec \"'%s' fetch --workspace '%s' --api-base "
+	               "%s --git-base %s --refresh\" /dev/null | tr '\\r' "
+	               "'\\n' | grep -c '\\[[12]/2\\]' || true",
+	               getenv("CG_BIN"), WS, API, GITBASE);
+	out = sh_out("%s", cmd);
+	assert_true(atoi(out) >= 2); /* a line per corpus, overwritten */
+	free(out);
+	/* Without a terminal: nothing at all. */
+	{
+		char *err = NULL;
+
+		assert_int_equal(fetch(&err, "--refresh", NULL), 0);
+		assert_string_equal(err, "");
+		free(err);
+	}
 }
 
 /* --- bad configuration ------------------------------------------------- */
@@ -946,6 +1005,8 @@ main(void)
 	    cmocka_unit_test(test_killed),
 	    cmocka_unit_test(test_two_runs),
 	    cmocka_unit_test(test_hostile_tree),
+	    cmocka_unit_test(test_token_never_shown),
+	    cmocka_unit_test(test_progress_on_terminal),
 	    cmocka_unit_test(test_bad_config),
 	};
 

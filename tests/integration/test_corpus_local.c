@@ -6,15 +6,14 @@
  * readable; dangling entries are reported, never fatal; a broken index
  * keeps what was indexed; and `status` shows the corpus.
  */
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cmocka.h>
 #include <jansson.h>
 
 #include "cgtest.h"
@@ -33,32 +32,32 @@ setup(void **state)
 	sprintf(WS, "%s/ws", T);       /* NOLINT: sized above */
 	sprintf(CACHE, "%s/cache", T); /* NOLINT */
 	cgt_page(WS, ".guild/wiki/standards/style.md",
-		 "type: standard\nupdated_at: 2026-10-01",
-		 "# Style\n\nTabs, not spaces.\n");
+	         "type: standard\nupdated_at: 2026-10-01",
+	         "# Style\n\nTabs, not spaces.\n");
 	cgt_write(WS, ".hiivmind/corpus/registry.yaml",
-		  "schema_version: 1\ncorpora:\n"
-		  "  - id: handbook\n    source:\n      type: local\n"
-		  "      path: corpora/handbook\n    cache:\n"
-		  "      strategy: none\n"
-		  "  - id: gone\n    source:\n      type: local\n"
-		  "      path: corpora/missing\n"
-		  "  - id: root\n    source:\n      type: local\n"
-		  "      path: corpora/handbook\n");
+	          "schema_version: 1\ncorpora:\n"
+	          "  - id: handbook\n    source:\n      type: local\n"
+	          "      path: corpora/handbook\n    cache:\n"
+	          "      strategy: none\n"
+	          "  - id: gone\n    source:\n      type: local\n"
+	          "      path: corpora/missing\n"
+	          "  - id: root\n    source:\n      type: local\n"
+	          "      path: corpora/handbook\n");
 	cgt_write(WS, "corpora/handbook/config.yaml",
-		  "schema_version: 2\ncorpus:\n  name: handbook\nsources:\n"
-		  "  - id: hb\n    type: self\n    docs_root: \"./docs/\"\n"
-		  "  - id: upstream\n    type: git\n    repo_owner: acme\n"
-		  "    repo_name: upstream\n    branch: main\n"
-		  "    docs_root: docs\n");
+	          "schema_version: 2\ncorpus:\n  name: handbook\nsources:\n"
+	          "  - id: hb\n    type: self\n    docs_root: \"./docs/\"\n"
+	          "  - id: upstream\n    type: git\n    repo_owner: acme\n"
+	          "    repo_name: upstream\n    branch: main\n"
+	          "    docs_root: docs\n");
 	cgt_write(WS, "corpora/handbook/index.md",
-		  "# Handbook\n\n## Guide\n\n"
-		  "- **Onboarding** `hb:onboarding.md` - First week checklist\n"
-		  "- **Release train** `upstream:release.md` - How the "
-		  "pelican release train runs\n"
-		  "- **Nowhere** `ghost:page.md` - a source nobody declared\n"
-		  "not an entry line\n");
+	          "# Handbook\n\n## Guide\n\n"
+	          "- **Onboarding** `hb:onboarding.md` - First week checklist\n"
+	          "- **Release train** `upstream:release.md` - How the "
+	          "pelican release train runs\n"
+	          "- **Nowhere** `ghost:page.md` - a source nobody declared\n"
+	          "not an entry line\n");
 	cgt_write(WS, "corpora/handbook/docs/onboarding.md",
-		  "# Onboarding\n\nAsk for a capybara badge on day one.\n");
+	          "# Onboarding\n\nAsk for a capybara badge on day one.\n");
 	return 0;
 }
 
@@ -84,31 +83,30 @@ test_search_and_read(void **state)
 	(void)state;
 	assert_non_null(h);
 	assert_string_equal(json_string_value(json_object_get(h, "source")),
-			    "handbook");
+	                    "handbook");
 	assert_string_equal(json_string_value(json_object_get(h, "category")),
-			    "guide");
+	                    "guide");
 	assert_null(json_object_get(h, "freshness")); /* local: no cache */
 	json_decref(ans);
 	assert_int_equal(cgt_run(&out, NULL, "read", "--workspace", WS,
-				 "--cache", CACHE,
-				 "cg://ws/handbook/docs/onboarding.md", NULL),
-			 0);
+	                         "--cache", CACHE,
+	                         "cg://ws/handbook/docs/onboarding.md", NULL),
+	                 0);
 	assert_non_null(strstr(out, "capybara badge"));
 	free(out);
 	/* An entry of an unfetched git source: found by its summary... */
 	ans = cgt_query(WS, CACHE, "pelican", NULL);
 	h = cgt_hit(ans, "_entries/upstream:release.md");
 	assert_non_null(h);
-	assert_non_null(json_object_get(json_object_get(h, "corpus"),
-					"document_missing"));
+	assert_non_null(
+	    json_object_get(json_object_get(h, "corpus"), "document_missing"));
 	json_decref(ans);
 	/* ...but not readable. */
 	out = NULL;
-	assert_int_not_equal(cgt_run(&out, &err, "read", "--workspace", WS,
-				     "--cache", CACHE,
-				     "cg://ws/handbook/_entries/upstream:release.md",
-				     NULL),
-			     0);
+	assert_int_not_equal(
+	    cgt_run(&out, &err, "read", "--workspace", WS, "--cache", CACHE,
+	            "cg://ws/handbook/_entries/upstream:release.md", NULL),
+	    0);
 	free(out);
 	free(err);
 }
@@ -136,8 +134,8 @@ test_names_and_missing(void **state)
 	/* "root" is the root wiki's name; "gone" has no folder: both are
 	 * skipped with a warning, the rest is served. */
 	assert_int_equal(cgt_run(&out, &err, "status", "--workspace", WS,
-				 "--cache", CACHE, "--json", NULL),
-			 0);
+	                         "--cache", CACHE, "--json", NULL),
+	                 0);
 	assert_non_null(strstr(out, "\"handbook\""));
 	assert_null(strstr(out, "\"gone\""));
 	free(out);
