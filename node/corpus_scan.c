@@ -47,12 +47,35 @@ section_json(const cg_hm_entry *s)
 	return o;
 }
 
-/* The entry's metadata, and its section entries. */
+/* {parent id: [section...]}: one pass, so an index of n entries costs
+ * O(n), not O(n^2). */
 static json_t *
-overlay_of(const cg_hm_index *ix, const cg_hm_entry *e)
+sections_by_parent(const cg_hm_index *ix)
+{
+	json_t *m = json_object();
+
+	for (size_t i = 0; m != NULL && i < ix->n; i++) {
+		const cg_hm_entry *s = &ix->v[i];
+		json_t *a;
+
+		if (!s->is_section || s->parent == NULL)
+			continue;
+		a = json_object_get(m, s->parent);
+		if (a == NULL) {
+			a = json_array();
+			json_object_set_new(m, s->parent, a);
+		}
+		json_array_append_new(a, section_json(s));
+	}
+	return m;
+}
+
+/* The entry's metadata, and its section entries (from secmap). */
+static json_t *
+overlay_of(const json_t *secmap, const cg_hm_entry *e)
 {
 	json_t *o = json_object();
-	json_t *secs = json_array();
+	json_t *secs = json_object_get(secmap, e->id);
 
 	json_object_set_new(o, "entry", json_string(e->id));
 	set_opt(o, "source", e->source);
@@ -65,11 +88,8 @@ overlay_of(const cg_hm_index *ix, const cg_hm_entry *e)
 	json_object_set_new(o, "concepts", str_list(e->concepts));
 	json_object_set_new(o, "stale", json_boolean(e->stale));
 	set_opt(o, "stale_since", e->stale_since);
-	for (size_t i = 0; i < ix->n; i++)
-		if (ix->v[i].is_section && ix->v[i].parent != NULL &&
-		    strcmp(ix->v[i].parent, e->id) == 0)
-			json_array_append_new(secs, section_json(&ix->v[i]));
-	json_object_set_new(o, "sections", secs);
+	json_object_set_new(o, "sections",
+	                    secs ? json_deep_copy(secs) : json_array());
 	return o;
 }
 
@@ -84,24 +104,15 @@ fold(int64_t mtime_ns, const json_t *overlay)
 	return mtime_ns ^ h;
 }
 
-static bool
-seen_rel(const cg_scan *s, const char *rel)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i].rel, rel) == 0)
-			return true;
-	return false;
-}
-
 /* One file entry: a document page, or a virtual one. */
 static int
-add_entry(cg_scan *out, const cg_corpus *c, const cg_hm_entry *e,
-          int64_t index_mtime)
+add_entry(cg_scan *out, const cg_corpus *c, const json_t *secmap,
+          const cg_hm_entry *e, int64_t index_mtime)
 {
 	const char *why = NULL;
 	char *rel = cg_corpus_doc_rel(c, e, &why);
 	char *abs = NULL;
-	json_t *ov = overlay_of(&c->index, e);
+	json_t *ov = overlay_of(secmap, e);
 	struct stat st;
 	bool virt = true;
 	int rc;
@@ -119,7 +130,7 @@ add_entry(cg_scan *out, const cg_corpus *c, const cg_hm_entry *e,
 	} else {
 		why = "document not fetched or missing";
 	}
-	if (rel == NULL || ov == NULL || seen_rel(out, rel)) {
+	if (rel == NULL || ov == NULL) {
 		rc = rel == NULL || ov == NULL ? CG_ENOMEM : 0;
 		goto out;
 	}
@@ -144,6 +155,24 @@ out:
 	free(abs);
 	free(rel);
 	return rc;
+}
+
+/* Two entries naming one document: the page is indexed once (sorted
+ * input; which entry's overlay wins is unspecified). */
+static void
+drop_duplicates(cg_scan *s)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (keep > 0 && strcmp(s->v[keep - 1].rel, s->v[i].rel) == 0) {
+			free(s->v[i].rel);
+			json_decref(s->v[i].overlay);
+			continue;
+		}
+		s->v[keep++] = s->v[i];
+	}
+	s->n = keep;
 }
 
 static int64_t
@@ -188,6 +217,7 @@ cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
 {
 	cg_corpus c;
 	cg_err le;
+	json_t *secmap;
 	int64_t mt;
 	int rc = 0;
 
@@ -207,9 +237,11 @@ cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
 		           : cg_err_set(err, le.code, "%s", le.msg);
 	}
 	mt = index_mtime(dir);
+	secmap = sections_by_parent(&c.index);
 	for (size_t i = 0; rc == 0 && i < c.index.n; i++)
 		if (!c.index.v[i].is_section)
-			rc = add_entry(out, &c, &c.index.v[i], mt);
+			rc = add_entry(out, &c, secmap, &c.index.v[i], mt);
+	json_decref(secmap);
 	if (warnings != NULL)
 		*warnings = copy_warnings(c.warnings, NULL);
 	cg_corpus_fini(&c);
@@ -220,6 +252,7 @@ cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
 		                                   : "out of memory");
 	}
 	cg_scan_sort(out);
+	drop_duplicates(out);
 	return 0;
 }
 

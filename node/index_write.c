@@ -776,8 +776,10 @@ sync_once(sqlite3 *db, const char *repo, const char *wiki, int kind,
 
 	rc = cg_scan_source(&scan, repo, wiki, (enum cg_source_kind)kind,
 	                    &w.warnings, err);
-	if (rc != 0)
+	if (rc != 0) {
+		cg_corpus_warnings_free(w.warnings);
 		return rc;
+	}
 	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
 		rc = sql_fail(&w, rc, "begin");

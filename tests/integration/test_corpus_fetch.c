@@ -204,17 +204,18 @@ make_repos(void)
 	         "`book-src:ch01-intro.md` - How the engine starts\n");
 	write_in("corpus-book", "notes/unrelated.md", "# not materialised\n");
 	free(commit("corpus-book", "index"));
-	write_in("corpus-notes", "config.yaml",
+	write_in("corpus-notes", "notes/config.yaml",
 	         "schema_version: 2\ncorpus:\n  name: notes\nsources:\n"
 	         "  - id: notes\n    type: self\n    docs_root: docs\n");
-	write_in("corpus-notes", "index.yaml",
+	write_in("corpus-notes", "notes/index.yaml",
 	         "entries:\n  - id: \"notes:deferred.md\"\n    source: notes\n"
 	         "    path: deferred.md\n    title: \"Deferred execution\"\n"
 	         "    summary: \"Expression trees compiled late\"\n"
 	         "    concepts: [deferred-exec]\n");
-	write_in("corpus-notes", "docs/deferred.md",
+	write_in("corpus-notes", "notes/docs/deferred.md",
 	         "# Deferred execution\n\nExpression trees wait for a "
 	         "backend.\n");
+	write_in("corpus-notes", "README.md", "# the repository, not the corpus\n");
 	free(commit("corpus-notes", "notes"));
 }
 
@@ -232,6 +233,7 @@ make_workspace(void)
 	          "    cache:\n      strategy: fetch\n      ttl: 7d\n"
 	          "  - id: notes\n    source:\n      type: github\n"
 	          "      repo: acme/corpus-notes\n      ref: main\n"
+	          "      path: notes\n"
 	          "    cache:\n      ttl: 7d\n");
 	cgt_write(WS, ".hiivmind/corpus/registry-graph.yaml",
 	          "schema_version: 1\nbridges:\n"
@@ -395,8 +397,15 @@ test_first_fetch(void **state)
 	p = cache_path("book/notes");
 	assert_int_not_equal(stat(p, &st), 0);
 	free(p);
+	/* A corpus in a folder of its repository (registry path). */
 	p = cache_path("notes/docs/notes/deferred.md");
 	assert_int_equal(stat(p, &st), 0);
+	free(p);
+	p = cache_path("notes/config.yaml");
+	assert_int_equal(stat(p, &st), 0);
+	free(p);
+	p = cache_path("notes/README.md");
+	assert_int_not_equal(stat(p, &st), 0);
 	free(p);
 }
 
