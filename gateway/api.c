@@ -236,11 +236,15 @@ tool_status(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 static const cg_api_tool tools[] = {
     {"search",
      "Search the team's markdown knowledge (guild wikis of every "
-     "repository and sub-guild) by words, in English or CJK, with "
-     "filters. The search is LEXICAL: an empty result does not prove "
-     "absence; use corpus_grep as the exhaustive, never-miss path. Hits "
-     "carry uri, source, title, snippet, line_range, match class, "
-     "confidence, updated_at; conflicts lists pages that disagree.",
+     "repository and sub-guild, and the documentation corpora they "
+     "register) by words, in English or CJK, with filters. The search "
+     "is LEXICAL: an empty result does not prove absence; use "
+     "corpus_grep as the exhaustive, never-miss path. Hits carry uri, "
+     "source, title, snippet, line_range, match class, confidence, "
+     "updated_at; corpus hits also carry corpus (entry, summary, "
+     "concepts), stale, and freshness.note when their cache is behind "
+     "its remote; conflicts lists pages that disagree; related lists "
+     "entries bridged from the hits' concepts.",
      "{\"type\":\"object\",\"properties\":{"
      "\"q\":{\"type\":\"string\",\"description\":\"free text\"},"
      "\"category\":{\"type\":\"string\",\"enum\":[\"context\","
@@ -316,7 +320,8 @@ static const cg_api_tool tools[] = {
      "\"minimum\":100}},\"additionalProperties\":false}",
      tool_map, map_ints, NULL, search_lists},
     {"status",
-     "Nodes and sources: health, page counts, index generations and ages.",
+     "Nodes and sources: health, page counts, index generations and "
+     "ages, and each corpus's cached commit and freshness.",
      "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":"
      "\"array\",\"items\":{\"type\":\"string\"}}},"
      "\"additionalProperties\":false}",
