@@ -215,7 +215,8 @@ make_repos(void)
 	write_in("corpus-notes", "notes/docs/deferred.md",
 	         "# Deferred execution\n\nExpression trees wait for a "
 	         "backend.\n");
-	write_in("corpus-notes", "README.md", "# the repository, not the corpus\n");
+	write_in("corpus-notes", "README.md",
+	         "# the repository, not the corpus\n");
 	free(commit("corpus-notes", "notes"));
 }
 
@@ -502,6 +503,43 @@ test_alias_routes(void **state)
 }
 
 /* --- 2: no upstream change -------------------------------------------- */
+
+static void
+test_within_ttl(void **state)
+{
+	long before = cghttpd_requests(H);
+	json_t *m0 = meta_of("book");
+	json_t *m1;
+	char *err = NULL;
+
+	(void)state;
+	/* Within the 7-day TTL and without --refresh: nothing is asked. */
+	assert_int_equal(fetch(&err, NULL), 0);
+	assert_string_equal(err, "");
+	free(err);
+	assert_int_equal(cghttpd_requests(H), before);
+	m1 = meta_of("book");
+	assert_true(json_equal(m0, m1));
+	json_decref(m0);
+	json_decref(m1);
+	/* Past its TTL (1 s here), a corpus is asked; the other is not. */
+	sh("cp '%s/.hiivmind/corpus/registry.yaml' '%s/registry.keep' && "
+	   "sed -i '/id: notes/,$ s/ttl: 7d/ttl: 1s/' "
+	   "'%s/.hiivmind/corpus/registry.yaml'",
+	   WS, T, WS);
+	sleep(2);
+	before = cghttpd_requests(H);
+	assert_int_equal(fetch(&err, NULL), 0);
+	free(err);
+	assert_int_equal(cghttpd_requests(H) - before, 1);
+	{
+		char *path = cghttpd_last(H, CGHTTPD_PATH);
+
+		assert_non_null(strstr(path, "acme/corpus-notes"));
+		free(path);
+	}
+	sh("mv '%s/registry.keep' '%s/.hiivmind/corpus/registry.yaml'", T, WS);
+}
 
 static void
 test_refresh_unchanged(void **state)
@@ -1008,6 +1046,7 @@ main(void)
 	    cmocka_unit_test(test_first_fetch),
 	    cmocka_unit_test(test_search_read_related),
 	    cmocka_unit_test(test_alias_routes),
+	    cmocka_unit_test(test_within_ttl),
 	    cmocka_unit_test(test_refresh_unchanged),
 	    cmocka_unit_test(test_upstream_change),
 	    cmocka_unit_test(test_unreachable),
