@@ -72,7 +72,7 @@ build_tools() {
 		-I"$repo/common" -I"$repo/node" -I"$repo/federation" \
 		"$here/bench_query.c" "$here/bench_common.c" \
 		"$build/libcgcore.a" -o "$bin/bench_query" \
-		-lsqlite3 -lyaml -ljansson -lnng -lpthread -lm
+		-lsqlite3 -lyaml -ljansson -lnng -lgit2 -lcurl -lpthread -lm
 }
 
 # Lays out the workspace (bench/tldr-workspace) at $1.
