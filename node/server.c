@@ -708,12 +708,20 @@ watch_all(cg_server *s, struct watcher *w)
 		if (src->corpus_kind != CG_SRC_CORPUS_REMOTE)
 			continue;
 		/* A fetch publishes by swapping the folder: the old one's
-		 * watches die with it, its parent sees the swap. */
-		parent = cg_path_join(src->wiki, "..");
-		if (parent != NULL)
+		 * watches die with it, its parent sees the swap; before the
+		 * first fetch that parent may not exist yet, and its own
+		 * parent (next to registry.yaml) sees it appear. */
+		parent = strdup(src->wiki);
+		for (int up = 1; up <= 2 && parent != NULL; up++) {
+			char *slash = strrchr(parent, '/');
+
+			if (slash == NULL || slash == parent)
+				break;
+			*slash = '\0'; /* lexical: the folder may not exist */
 			(void)inotify_add_watch(w->fd, parent,
 			                        WATCH_MASK | IN_ONLYDIR |
 			                            IN_DONT_FOLLOW);
+		}
 		free(parent);
 	}
 }

@@ -357,6 +357,8 @@ git_objects(const char *err)
 	return p ? strtol(q, NULL, 10) : -1;
 }
 
+static bool node_finds(nng_socket s, const char *word);
+
 static void
 test_first_fetch(void **state)
 {
@@ -364,9 +366,29 @@ test_first_fetch(void **state)
 	json_t *m;
 	char *p;
 	struct stat st;
+	char *url = NULL;
+	cgt_proc *node = cgt_node_start(WS, CACHE, NULL, &url, NULL);
+	nng_socket s = cgt_client(url, 5000);
+	int64_t t0;
+	bool seen = false;
 
 	(void)state;
+	/* A node running before the first fetch serves nothing from it... */
+	assert_false(node_finds(s, "zanzibar"));
 	assert_int_equal(fetch(&err, NULL), 0);
+	/* ...and indexes the corpus once it is published (well before the
+	 * 30 s reconcile: the cache folders are watched). */
+	t0 = cgt_now_ms();
+	while (!seen && cgt_now_ms() - t0 < 10000) {
+		seen = node_finds(s, "zanzibar");
+		if (!seen)
+			cgt_sleep_ms(50);
+	}
+	assert_true(seen);
+	nng_close(s);
+	cgt_node_stop(node, 5000);
+	cgt_proc_free(node);
+	free(url);
 	assert_string_equal(err, ""); /* quiet on success */
 	free(err);
 	m = meta_of("book");
