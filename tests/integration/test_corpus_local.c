@@ -143,6 +143,55 @@ test_names_and_missing(void **state)
 }
 
 static void
+test_bad_documents(void **state)
+{
+	static const char blob[] = "# Blob\n\0\0\x01binary\n";
+	static const char index[] =
+	    "## Guide\n\n"
+	    "- **Onboarding** `hb:onboarding.md` - First week checklist\n"
+	    "- **Blob** `hb:blob.md` - a binary file\n"
+	    "- **Latin** `hb:latin.md` - caf\xe9 au lait wombat\n";
+	json_t *ans;
+	char *fu;
+
+	(void)state;
+	cgt_write_bytes(WS, "corpora/handbook/docs/blob.md", blob,
+	                sizeof(blob) - 1);
+	cgt_write_bytes(WS, "corpora/handbook/index.md", index,
+	                sizeof(index) - 1);
+	cgt_write(WS, "corpora/handbook/docs/latin.md", "# Latin\n\nok\n");
+	ans = cgt_query(WS, CACHE, "wombat", NULL);
+	/* Invalid UTF-8 in the index is replaced; the entry is found. */
+	assert_non_null(cgt_hit(ans, "docs/latin.md"));
+	json_decref(ans);
+	ans = cgt_query(WS, CACHE, "capybara", NULL);
+	assert_non_null(cgt_hit(ans, "docs/onboarding.md"));
+	fu = json_dumps(json_object_get(ans, "followups"), 0);
+	assert_non_null(strstr(fu, "blob.md"));
+	assert_non_null(strstr(fu, "binary"));
+	free(fu);
+	json_decref(ans);
+}
+
+static void
+test_huge_index_keeps_pages(void **state)
+{
+	size_t n = 17u << 20;
+	char *big = malloc(n);
+	json_t *ans;
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, '#', n); /* a 17 MB comment: over the 16 MB cap */
+	big[n - 1] = '\n';
+	cgt_write_bytes(WS, "corpora/handbook/index.yaml", big, n);
+	free(big);
+	ans = cgt_query(WS, CACHE, "capybara", NULL);
+	assert_non_null(cgt_hit(ans, "docs/onboarding.md"));
+	json_decref(ans);
+}
+
+static void
 test_broken_index_keeps_pages(void **state)
 {
 	json_t *ans;
@@ -162,6 +211,8 @@ main(void)
 	    cmocka_unit_test(test_search_and_read),
 	    cmocka_unit_test(test_warnings_reported),
 	    cmocka_unit_test(test_names_and_missing),
+	    cmocka_unit_test(test_bad_documents),
+	    cmocka_unit_test(test_huge_index_keeps_pages),
 	    cmocka_unit_test(test_broken_index_keeps_pages),
 	};
 
