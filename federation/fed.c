@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cg_buf.h"
 #include "acl.h"
@@ -41,7 +42,17 @@ struct round {
 	json_t **replies;
 	cg_err *errs;
 	size_t n;
+	double ms; /* wall time of the broadcast */
 };
+
+static double
+now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
 
 int
 cg_fed_new(cg_fed **out, const cg_fed_opts *o, cg_err *err)
@@ -260,8 +271,10 @@ round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 		    (json_int_t)(atomic_fetch_add(&f->next_id, 1) + 1), "op",
 		    op, "deadline_ms", op_deadline(f, op), "args", a);
 	}
+	r->ms = now_ms();
 	f->broadcast(f->ctx, r->reqs, r->replies, r->errs, r->n,
 		     op_deadline(f, op));
+	r->ms = now_ms() - r->ms;
 	return 0;
 }
 
@@ -312,7 +325,35 @@ struct search_ctx {
 	bool no_terms;	   /* text without a searchable word, no filter */
 	int64_t walked;
 	bool corpora; /* a node holds a corpus in scope */
+	json_t *rounds; /* evidence: [{op, ms, slowest_node_ms}] */
 };
+
+/* Times of a round: its wall time, and each node's own handling time
+ * (the reply's "ms", summed per node over the rounds), so the fan-out's
+ * cost (wall time minus the slowest node) is in the evidence. */
+static void
+account(struct search_ctx *c, const struct round *r, const char *op)
+{
+	double slowest = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		json_t *n = json_object_get(c->nodes, c->f->nodes[i].name);
+		double ms = json_number_value(
+		    json_object_get(r->replies[i], "ms"));
+
+		if (r->replies[i] == NULL || n == NULL)
+			continue;
+		if (ms > slowest)
+			slowest = ms;
+		json_object_set_new(
+		    n, "ms",
+		    json_real(json_number_value(json_object_get(n, "ms")) +
+			      ms));
+	}
+	json_array_append_new(c->rounds,
+			      json_pack("{s:s, s:f, s:f}", "op", op, "ms",
+					r->ms, "slowest_node_ms", slowest));
+}
 
 static void
 note_outcome(struct search_ctx *c, size_t i, int code, const char *msg)
@@ -363,6 +404,8 @@ stats_round(struct search_ctx *c, cg_gstats *g, cg_err *err)
 					c->q.n) == 0)
 			cg_gstats_add(g, &s);
 	}
+	if (rc == 0)
+		account(c, &r, "stats");
 	json_decref(args);
 	round_fini(&r);
 	return rc;
@@ -447,6 +490,8 @@ search_round(struct search_ctx *c, const cg_gstats *g, json_t *hits,
 		if (res != NULL)
 			take_search_result(c, i, res, hits);
 	}
+	if (rc == 0)
+		account(c, &r, "search");
 	json_decref(args);
 	round_fini(&r);
 	return rc;
@@ -525,6 +570,7 @@ fed_search_fini(struct search_ctx *c)
 	free(c->scope);
 	cg_query_fini(&c->q);
 	json_decref(c->nodes);
+	json_decref(c->rounds);
 	json_decref(c->answered);
 	json_decref(c->asked);
 	json_decref(c->followups);
@@ -539,6 +585,7 @@ fed_search_prepare(struct search_ctx *c, cg_err *err)
 	int rc;
 
 	c->nodes = json_object();
+	c->rounds = json_array();
 	c->answered = json_array();
 	c->asked = json_array();
 	c->followups = json_array();
@@ -644,6 +691,7 @@ claims_round(struct search_ctx *c, const json_t *hits)
 				json_array_append(pages, p);
 			}
 		}
+		account(c, &r, "claims");
 	}
 	json_decref(args);
 	round_fini(&r);
@@ -732,13 +780,15 @@ evidence(const struct search_ctx *c, size_t nhits)
 		degraded |= strcmp(s_of(v, "outcome"), "ok") != 0;
 		json_array_append_new(nodes, n);
 	}
-	return json_pack("{s:s, s:o, s:o, s:I, s:I, s:O, s:O, s:O, s:o, s:b}",
+	return json_pack("{s:s, s:o, s:o, s:I, s:I, s:O, s:O, s:O, s:o, s:b, "
+			 "s:O}",
 			 "query", c->req->text ? c->req->text : "", "terms",
 			 terms, "filters", json_object(), "candidates_walked",
 			 (json_int_t)c->walked, "hits_returned",
 			 (json_int_t)nhits, "per_source", c->per_source,
 			 "sources_asked", c->asked, "sources_answered",
-			 c->answered, "nodes", nodes, "degraded", degraded);
+			 c->answered, "nodes", nodes, "degraded", degraded,
+			 "rounds", c->rounds);
 }
 
 static json_t *

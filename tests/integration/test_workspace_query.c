@@ -98,6 +98,32 @@ test_tags_and_receipt(void **state)
 					     "small"),
 			     "hits")),
 			 1);
+	/* Timings: each round's wall time is at least its slowest node's
+	 * own time, and every node says how long it worked. */
+	{
+		const json_t *rounds = json_object_get(ev, "rounds");
+		const json_t *r;
+		const json_t *n;
+		size_t i;
+
+		assert_int_equal(json_array_size(rounds), 3);
+		assert_string_equal(s(json_array_get(rounds, 0), "op"),
+				    "stats");
+		assert_string_equal(s(json_array_get(rounds, 1), "op"),
+				    "search");
+		json_array_foreach(rounds, i, r)
+		{
+			double ms = json_number_value(json_object_get(r, "ms"));
+			double node = json_number_value(
+			    json_object_get(r, "slowest_node_ms"));
+
+			assert_true(node > 0);
+			assert_true(ms >= node);
+		}
+		json_array_foreach(json_object_get(ev, "nodes"), i, n)
+		    assert_true(json_number_value(json_object_get(n, "ms")) >
+				0);
+	}
 	free(copy);
 	json_decref(ans);
 	json_decref(all);
