@@ -384,13 +384,13 @@ render_freshness(const json_t *src)
 	if (json_object_get(src, "corpus") == NULL)
 		return;
 	printf("    corpus (%s)", cli_str(src, "corpus"));
-	if (f != NULL)
-		printf(": cached %.7s at %s%s%s", *cli_str(f, "cached_commit")
-						      ? cli_str(f, "cached_commit")
-						      : "(not fetched)",
-		       *cli_str(f, "cached_at") ? cli_str(f, "cached_at")
-						: "never",
-		       *cli_str(f, "note") ? "; " : "", cli_str(f, "note"));
+	if (f != NULL && *cli_str(f, "cached_commit") == '\0')
+		printf(": not fetched yet (corpus-gw fetch)");
+	else if (f != NULL)
+		printf(": cached %.7s at %s", cli_str(f, "cached_commit"),
+		       cli_str(f, "cached_at"));
+	if (f != NULL && *cli_str(f, "note"))
+		printf("; %s", cli_str(f, "note"));
 	printf("\n");
 }
 

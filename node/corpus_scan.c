@@ -230,7 +230,12 @@ cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
 		 * pages, and the reason as a problem (what was indexed
 		 * before is replaced only by a readable index). */
 		if (warnings != NULL)
-			*warnings = copy_warnings(NULL, le.msg);
+			*warnings = copy_warnings(
+			    NULL,
+			    remote && !cg_is_dir(dir)
+			        ? "not fetched yet: run `corpus-gw fetch` "
+			          "to fill the cache"
+			        : le.msg);
 		cg_corpus_fini(&c);
 		return le.code == CG_ENOTFOUND
 		           ? 0
