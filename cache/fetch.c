@@ -97,10 +97,17 @@ say(struct run *r, const char *fmt, ...)
 static void
 progress(struct run *r, const char *id, const char *what)
 {
+	char bar[21];
+	size_t fill;
+
 	if (!r->o->progress)
 		return;
-	fprintf(r->o->out, "\r\033[K[%zu/%zu] %s: %s", r->done + 1, r->total,
-	        id, what);
+	fill = r->total ? r->done * 20 / r->total : 0;
+	for (size_t i = 0; i < 20; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[20] = '\0';
+	fprintf(r->o->out, "\r\033[K[%s] %zu/%zu %s: %s", bar, r->done + 1,
+	        r->total, id, what);
 	fflush(r->o->out);
 }
 

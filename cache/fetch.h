@@ -42,7 +42,8 @@ typedef struct cg_fetch_opts {
 	const char *const *only; /* corpus ids to handle (NULL: all) */
 	size_t nonly;
 	bool verbose;  /* a line per corpus, and a summary */
-	bool progress; /* a progress line (stderr is a terminal) */
+	bool progress; /* a progress line (stderr is a terminal): a bar, i/n,
+	                  the corpus and what it is doing */
 	int probe_timeout_ms;
 	int fetch_timeout_ms; /* per git fetch */
 	int lock_wait_ms;

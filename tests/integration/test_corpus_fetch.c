@@ -1021,7 +1021,7 @@ test_progress_on_terminal(void **state)
 	(void)snprintf(cmd, sizeof(cmd),
 	               "script -qec \"'%s' fetch --workspace '%s' --api-base "
 	               "%s --git-base %s --refresh\" /dev/null | tr '\\r' "
-	               "'\\n' | grep -c '\\[[12]/2\\]' || true",
+	               "'\\n' | grep -c '\\] [12]/2 ' || true",
 	               getenv("CG_BIN"), WS, API, GITBASE);
 	out = sh_out("%s", cmd);
 	assert_true(atoi(out) >= 2); /* a line per corpus, overwritten */
