@@ -25,14 +25,14 @@ add_value(cli_args *a, int i, const char *v, cg_err *err)
 		a->nvalues[i] = 0; /* the last one wins */
 	if (a->nvalues[i] >= CLI_MAX_VALUES)
 		return cg_err_set(err, CG_EINVAL, "--%s given too often",
-				  a->opts[i].name);
+		                  a->opts[i].name);
 	a->values[i][a->nvalues[i]++] = v;
 	return 0;
 }
 
 int
-cli_parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc,
-	  char **argv, cg_err *err)
+cli_parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc, char **argv,
+          cg_err *err)
 {
 	bool only_pos = false;
 
@@ -47,7 +47,7 @@ cli_parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc,
 		if (only_pos || arg[0] != '-' || arg[1] == '\0') {
 			if (a->npos >= CLI_MAX_VALUES)
 				return cg_err_set(err, CG_EINVAL,
-						  "too many arguments");
+				                  "too many arguments");
 			a->pos[a->npos++] = arg;
 			continue;
 		}
@@ -61,27 +61,27 @@ cli_parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc,
 			arg = "--verbose";
 		if (strncmp(arg, "--", 2) != 0)
 			return cg_err_set(err, CG_EINVAL,
-					  "unknown option '%s' (see --help)",
-					  arg);
+			                  "unknown option '%s' (see --help)",
+			                  arg);
 		arg += 2;
 		eq = strchr(arg, '=');
 		i = find_opt(opts, a->nopts, arg,
-			     eq ? (size_t)(eq - arg) : strlen(arg));
+		             eq ? (size_t)(eq - arg) : strlen(arg));
 		if (i < 0)
 			return cg_err_set(err, CG_EINVAL,
-					  "unknown option '--%s' (see --help)",
-					  arg);
+			                  "unknown option '--%s' (see --help)",
+			                  arg);
 		if (!opts[i].has_arg) {
 			if (eq != NULL)
 				return cg_err_set(err, CG_EINVAL,
-						  "--%s takes no value",
-						  opts[i].name);
+				                  "--%s takes no value",
+				                  opts[i].name);
 			a->nvalues[i] = 1;
 			continue;
 		}
 		if (eq == NULL && k + 1 >= argc)
 			return cg_err_set(err, CG_EINVAL, "--%s needs a value",
-					  opts[i].name);
+			                  opts[i].name);
 		if (add_value(a, i, eq ? eq + 1 : argv[++k], err) != 0)
 			return CG_EINVAL;
 	}
@@ -127,7 +127,7 @@ cli_all(const cli_args *a, const char *name, const char ***out)
 
 void
 cli_usage(const char *cmd, const char *synopsis, const char *about,
-	  const cli_opt *opts, size_t nopts)
+          const cli_opt *opts, size_t nopts)
 {
 	printf("usage: corpus-gw %s %s\n\n%s\n\noptions:\n", cmd, synopsis,
 	       about);
@@ -135,7 +135,7 @@ cli_usage(const char *cmd, const char *synopsis, const char *about,
 		printf("  --%s%s%*s%s\n", opts[i].name,
 		       opts[i].has_arg ? " V" : "",
 		       (int)(20 - strlen(opts[i].name) -
-			     (opts[i].has_arg ? 2 : 0)),
+		             (opts[i].has_arg ? 2 : 0)),
 		       "", opts[i].help);
 }
 
@@ -143,7 +143,7 @@ int
 cli_fail(const char *cmd, const cg_err *err)
 {
 	fprintf(stderr, "corpus-gw %s: %s\n", cmd,
-		err->msg[0] ? err->msg : cg_code_name(err->code));
+	        err->msg[0] ? err->msg : cg_code_name(err->code));
 	return cg_code_exit(err->code);
 }
 
@@ -152,4 +152,23 @@ cli_print_json(const json_t *v)
 {
 	(void)json_dumpf(v, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	(void)fputc('\n', stdout);
+}
+
+int
+cli_int(const cli_args *a, const char *name, long min, long max, int *out,
+        cg_err *err)
+{
+	const char *v = cli_get(a, name);
+	char *end = NULL;
+	long n;
+
+	if (v == NULL)
+		return 0;
+	n = strtol(v, &end, 10);
+	if (end == v || *end != '\0' || n < min || n > max)
+		return cg_err_set(err, CG_EINVAL,
+		                  "invalid --%s '%s' (valid: %ld-%ld)", name, v,
+		                  min, max);
+	*out = (int)n;
+	return 0;
 }

@@ -40,6 +40,10 @@ int cli_parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc,
 /* The last value of option name, or NULL. */
 const char *cli_get(const cli_args *a, const char *name);
 bool cli_flag(const cli_args *a, const char *name);
+/* Option name as an integer in [min, max] into *out (left unchanged when
+ * the option is absent); CG_EINVAL naming the range otherwise. */
+int cli_int(const cli_args *a, const char *name, long min, long max, int *out,
+	    cg_err *err);
 size_t cli_all(const cli_args *a, const char *name, const char ***out);
 
 void cli_usage(const char *cmd, const char *synopsis, const char *about,

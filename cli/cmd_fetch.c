@@ -97,24 +97,6 @@ find_repos(const cli_args *a, struct repos *r, cg_err *err)
 	return rc;
 }
 
-static int
-parse_wait(const char *s, int *ms, cg_err *err)
-{
-	char *end = NULL;
-	long v;
-
-	if (s == NULL)
-		return 0;
-	v = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || v < 0 || v > 86400)
-		return cg_err_set(err, CG_EINVAL,
-		                  "invalid --wait '%s' (valid: 0-86400 "
-		                  "seconds)",
-		                  s);
-	*ms = (int)v * 1000;
-	return 0;
-}
-
 static void
 summary(const cg_fetch_report *rep)
 {
@@ -165,8 +147,10 @@ static int
 setup(const cli_args *a, cg_fetch_opts *o, cg_err *err)
 {
 	const char **only = NULL;
+	int wait_s;
 
 	cg_fetch_opts_init(o);
+	wait_s = o->lock_wait_ms / 1000;
 	o->refresh = cli_flag(a, "refresh");
 	o->verbose = cli_flag(a, "verbose");
 	o->progress = isatty(2) != 0;
@@ -184,7 +168,10 @@ setup(const cli_args *a, cg_fetch_opts *o, cg_err *err)
 		                  o->api_base);
 	if (cg_probe_global_init(err) != 0)
 		return CG_ERR;
-	return parse_wait(cli_get(a, "wait"), &o->lock_wait_ms, err);
+	if (cli_int(a, "wait", 0, 86400, &wait_s, err) != 0)
+		return CG_EINVAL;
+	o->lock_wait_ms = wait_s * 1000;
+	return 0;
 }
 
 int

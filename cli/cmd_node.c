@@ -92,25 +92,6 @@ log_line(void *ctx, const char *level, const char *component, const char *msg)
 	        level, component, msg);
 }
 
-static int
-parse_reconcile(const char *s, int *out, cg_err *err)
-{
-	char *end = NULL;
-	long v;
-
-	*out = 0;
-	if (s == NULL)
-		return 0;
-	v = strtol(s, &end, 10);
-	if (end == s || *end != '\0' || v < 1 || v > 86400)
-		return cg_err_set(err, CG_EINVAL,
-		                  "invalid --reconcile '%s' (valid: 1-86400 "
-		                  "seconds)",
-		                  s);
-	*out = (int)v;
-	return 0;
-}
-
 /* Blocks the stop signals (and SIGPIPE) in this thread and every thread
  * created after, nng's included: they are taken by sigwait(). */
 static void
@@ -137,7 +118,7 @@ run(const cli_args *a, bool *verbose, cg_err *err)
 	int sig = 0;
 	int rc;
 
-	rc = parse_reconcile(cli_get(a, "reconcile"), &o.reconcile_s, err);
+	rc = cli_int(a, "reconcile", 1, 86400, &o.reconcile_s, err);
 	if (rc != 0)
 		return rc;
 	o.root = cli_get(a, "root") ? cli_get(a, "root") : ".";

@@ -59,26 +59,6 @@ static const cli_opt status_opts[] = {
 /* --- shared ----------------------------------------------------------------
  */
 
-/* Parses an optional integer option into *out (unchanged when absent). */
-static int
-opt_int(const cli_args *a, const char *name, long min, long max, int *out,
-        cg_err *err)
-{
-	const char *v = cli_get(a, name);
-	char *end = NULL;
-	long n;
-
-	if (v == NULL)
-		return 0;
-	n = strtol(v, &end, 10);
-	if (end == v || *end != '\0' || n < min || n > max)
-		return cg_err_set(err, CG_EINVAL,
-		                  "invalid --%s '%s' (valid: %ld-%ld)", name, v,
-		                  min, max);
-	*out = (int)n;
-	return 0;
-}
-
 static void
 opt_filters(const cli_args *a, cg_filters *f)
 {
@@ -281,9 +261,9 @@ cmd_list(int argc, char **argv)
 	opt_filters(&a, &r.filters);
 	r.prefix = a.npos > 0 ? a.pos[0] : NULL;
 	r.nsources = cli_all(&a, "source", (const char ***)&r.sources);
-	rc = opt_int(&a, "limit", 1, 500, &r.limit, &err);
+	rc = cli_int(&a, "limit", 1, 500, &r.limit, &err);
 	if (rc == 0)
-		rc = opt_int(&a, "offset", 0, 100000, &r.offset, &err);
+		rc = cli_int(&a, "offset", 0, 100000, &r.offset, &err);
 	if (rc == 0)
 		rc = cg_filters_validate(&r.filters, &err);
 	return run_tool(&a, "list", true, rc == 0 ? list_args(&r) : NULL,
@@ -311,7 +291,7 @@ cmd_map(int argc, char **argv)
 	opt_filters(&a, &r.filters);
 	r.prefix = a.npos > 0 ? a.pos[0] : NULL;
 	r.nsources = cli_all(&a, "source", (const char ***)&r.sources);
-	rc = opt_int(&a, "budget", CG_MAP_MIN_BUDGET, CG_MAP_MAX_BUDGET,
+	rc = cli_int(&a, "budget", CG_MAP_MIN_BUDGET, CG_MAP_MAX_BUDGET,
 	             &r.budget, &err);
 	if (rc == 0)
 		rc = cg_filters_validate(&r.filters, &err);
@@ -367,7 +347,7 @@ cmd_grep(int argc, char **argv)
 	r.fixed = cli_flag(&a, "fixed");
 	r.case_sensitive = cli_flag(&a, "case-sensitive");
 	r.nsources = cli_all(&a, "source", (const char ***)&r.sources);
-	rc = opt_int(&a, "max", 1, 10000, &r.max, &err);
+	rc = cli_int(&a, "max", 1, 10000, &r.max, &err);
 	return run_tool(&a, "grep", false, rc == 0 ? grep_args(&r) : NULL,
 	                render_grep, rc, &err);
 }
