@@ -630,8 +630,13 @@ peek_one(cg_node *n, cg_index *idx, const char *path, size_t plen, json_t *page,
          cg_err *err)
 {
 	int64_t id = -1;
-	int rc = cg_page_lookup(idx, path, plen, page, &id, err);
+	int rc;
 
+	/* A page the caller may not see is missing, in the same words. */
+	if (!cg_acl_allows(cg_index_acl(idx), cg_index_source(idx), path))
+		return cg_err_set(err, CG_ENOTFOUND, "no such page '%.300s'",
+		                  path);
+	rc = cg_page_lookup(idx, path, plen, page, &id, err);
 	if (rc == 0) {
 		json_t *links = json_array();
 

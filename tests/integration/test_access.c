@@ -33,6 +33,7 @@ static char base[128];
 #define DRAFT_WORD "quasar"	/* only in the denied draft page */
 #define WEB_WORD "marmot"	/* only in the web sub-guild */
 #define ROOT_WORD "heron"	/* only in the root wiki */
+#define SECRET_WORD "narwhal"	/* only in the denied corpus document */
 
 static void
 write_workspace(void)
@@ -59,6 +60,36 @@ write_workspace(void)
 		 "type: decision\nupdated_at: 2026-03-01",
 		 "# Invoices\n\nInvoices follow [[refunds]] and zeppelin "
 		 "rules.\n");
+	/* A corpus registered by the root: a public document whose graph
+	 * relationship and an alias lead to a denied one. */
+	cgt_write(ws, ".hiivmind/corpus/registry.yaml",
+		  "corpora:\n  - id: handbook\n    source:\n"
+		  "      type: local\n      path: corpora/handbook\n");
+	cgt_write(ws, ".hiivmind/corpus/registry-graph.yaml",
+		  "aliases:\n  \"refund policy\":\n"
+		  "    - corpus: handbook\n      concept: secret-c\n");
+	cgt_write(ws, "corpora/handbook/config.yaml",
+		  "sources:\n  - id: hb\n    type: self\n"
+		  "    docs_root: docs\n");
+	cgt_write(ws, "corpora/handbook/index.yaml",
+		  "entries:\n"
+		  "  - id: \"hb:public.md\"\n    path: public.md\n"
+		  "    title: Lighthouse guide\n    summary: the lighthouse\n"
+		  "    concepts: [public-c]\n"
+		  "  - id: \"hb:secret.md\"\n    path: secret.md\n"
+		  "    title: Sealed guide\n"
+		  "    summary: the " SECRET_WORD " summary\n"
+		  "    concepts: [secret-c]\n");
+	cgt_write(ws, "corpora/handbook/graph.yaml",
+		  "concepts:\n  public-c: {label: Public}\n"
+		  "  secret-c: {label: Secret}\n"
+		  "relationships:\n  - from: public-c\n    to: secret-c\n"
+		  "    type: see-also\n");
+	cgt_write(ws, "corpora/handbook/docs/public.md",
+		  "# Lighthouse guide\n\nThe lighthouse keeps a zeppelin "
+		  "log.\n");
+	cgt_write(ws, "corpora/handbook/docs/secret.md",
+		  "# Sealed guide\n\nThe " SECRET_WORD " ledger.\n");
 }
 
 static void
@@ -81,7 +112,7 @@ write_config(void)
 	    "  - name: no-draft\n"
 	    "    secret_file: %s/nodraft.token\n"
 	    "    deny: [\"cg://acme/billing/.guild/wiki/standards/"
-	    "refund-draft.md\"]\n"
+	    "refund-draft.md\", \"cg://acme/handbook/docs/secret.md\"]\n"
 	    "  - name: admin\n"
 	    "    secret_env: CGT_TOK_ADMIN\n",
 	    cache, ws, cfgdir);
@@ -220,6 +251,11 @@ static const char *const routes[] = {
     "/v1/grep?pattern=zeppelin",
     "/v1/grep?pattern=" WEB_WORD,
     "/v1/status",
+    /* The corpus: related entries (graph), alias routing, grep, read. */
+    "/v1/search?q=lighthouse",
+    "/v1/search?q=refund%20policy",
+    "/v1/grep?pattern=" SECRET_WORD,
+    "/v1/read?uri=cg%3A%2F%2Facme%2Fhandbook%2Fdocs%2Fsecret.md",
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
@@ -361,6 +397,12 @@ test_billing_only_token(void **state)
 			      "billing-only");
 		assert_absent(body, "overview.md", routes[i], "billing-only");
 		assert_absent(body, "editor.md", routes[i], "billing-only");
+		/* (Source names are roster facts, as for web and root.) */
+		assert_absent(body, "cg://acme/handbook/", routes[i],
+			      "billing-only");
+		assert_absent(body, "Lighthouse guide", routes[i],
+			      "billing-only");
+		assert_absent(body, SECRET_WORD, routes[i], "billing-only");
 		free(body);
 	}
 }
@@ -376,6 +418,9 @@ test_no_draft_token(void **state)
 		assert_absent(body, "refund-draft", routes[i], "no-draft");
 		assert_absent(body, "draft-window", routes[i], "no-draft");
 		assert_absent(body, "14 days", routes[i], "no-draft");
+		assert_absent(body, SECRET_WORD, routes[i], "no-draft");
+		assert_absent(body, "secret.md", routes[i], "no-draft");
+		assert_absent(body, "Sealed guide", routes[i], "no-draft");
 		free(body);
 	}
 }
@@ -411,6 +456,21 @@ test_visible_pages_still_answer(void **state)
 	free(body);
 	assert_int_equal(http(TOK_NODRAFT, routes[10], NULL, &body), 200);
 	assert_non_null(strstr(body, "invoices.md"));
+	free(body);
+	/* The corpus: the admin gets the denied document as a related entry
+	 * and through the alias; no-draft still gets the public one. */
+	assert_int_equal(
+	    http(TOK_ADMIN, "/v1/search?q=lighthouse", NULL, &body), 200);
+	assert_non_null(strstr(body, "\"related\""));
+	assert_non_null(strstr(body, "docs/secret.md"));
+	free(body);
+	assert_int_equal(
+	    http(TOK_ADMIN, "/v1/search?q=refund%20policy", NULL, &body), 200);
+	assert_non_null(strstr(body, "docs/secret.md"));
+	free(body);
+	assert_int_equal(
+	    http(TOK_NODRAFT, "/v1/search?q=lighthouse", NULL, &body), 200);
+	assert_non_null(strstr(body, "docs/public.md"));
 	free(body);
 }
 
