@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cg_fs.h"
+#include "cg_time.h"
 #include "corpus.h"
 #include "git.h"
 #include "hiivmind.h"
@@ -113,21 +114,11 @@ progress(struct run *r, const char *id, const char *what)
 
 /* --- lock and leftovers ---------------------------------------------- */
 
-static long
-ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000 +
-	       (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 static int
 take_lock(struct run *r, cg_err *err)
 {
 	char *path = cg_path_join(r->state, "lock");
-	struct timespec t0;
+	int64_t t0;
 	int fd;
 
 	if (path == NULL)
@@ -138,10 +129,10 @@ take_lock(struct run *r, cg_err *err)
 		free(path);
 		return CG_EIO;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = cg_mono_ms();
 	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		if (errno != EWOULDBLOCK ||
-		    ms_since(&t0) >= r->o->lock_wait_ms) {
+		    cg_mono_ms() - t0 >= r->o->lock_wait_ms) {
 			close(fd);
 			cg_err_set(err, CG_EUNAVAIL,
 			           "another corpus-gw fetch holds %s; gave "

@@ -33,6 +33,7 @@
 #include <git2.h>
 
 #include "cg_fs.h"
+#include "cg_time.h"
 
 #define URL_SHOWN_MAX 256  /* a URL as messages show it */
 #define REL_MAX       1024 /* a path as first_skip shows it */
@@ -449,15 +450,6 @@ fetch_child(int wfd, pid_t parent, const char *gitdir, const char *url,
 	_exit(0);
 }
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reads what the pipe holds now into r; returns the bytes read so far. */
 static size_t
 read_reply(int rfd, struct fetch_reply *r, size_t got)
@@ -485,7 +477,7 @@ wait_child(pid_t pid, int rfd, long long deadline, struct fetch_reply *r,
 	struct pollfd pfd = {.fd = rfd, .events = POLLIN};
 
 	for (;;) {
-		long long left = deadline - now_ms();
+		long long left = deadline - cg_mono_ms();
 		pid_t w;
 
 		if (left <= 0)
@@ -535,7 +527,7 @@ cg_git_fetch(const char *gitdir, const char *url, const char *branch,
 {
 	struct fetch_reply r;
 	char shown[URL_SHOWN_MAX];
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = cg_mono_ms() + timeout_ms;
 	size_t got = 0;
 	int status = 0;
 	int fds[2];

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cg_buf.h"
+#include "cg_time.h"
 #include "acl.h"
 #include "conflict.h"
 #include "fed_corpus.h"
@@ -44,15 +44,6 @@ struct round {
 	size_t n;
 	double ms; /* wall time of the broadcast */
 };
-
-static double
-now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 int
 cg_fed_new(cg_fed **out, const cg_fed_opts *o, cg_err *err)
@@ -271,10 +262,10 @@ round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 		    (json_int_t)(atomic_fetch_add(&f->next_id, 1) + 1), "op",
 		    op, "deadline_ms", op_deadline(f, op), "args", a);
 	}
-	r->ms = now_ms();
+	r->ms = cg_mono_ms_f();
 	f->broadcast(f->ctx, r->reqs, r->replies, r->errs, r->n,
 		     op_deadline(f, op));
-	r->ms = now_ms() - r->ms;
+	r->ms = cg_mono_ms_f() - r->ms;
 	return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/req.h>
 
+#include "cg_time.h"
 #include "node.h"
 
 /* Without nng statistics: how long a request waits for a node that has
@@ -140,15 +141,6 @@ struct call {
 	uint64_t refused0; /* the dialer's refusals when the round began */
 	json_int_t id;	/* request id, checked against the reply */
 };
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 outcome(cg_err *e, int rv, int waited_ms, const char *url)
@@ -279,14 +271,14 @@ watch_connects(cg_transport *t, struct call *calls, size_t n, int64_t start,
 		watched += calls[i].live && calls[i].watch;
 	if (watched == 0)
 		return;
-	last = now_ms();
+	last = cg_mono_ms();
 	watched = watch_check(t, calls, n, 0, true);
-	while (watched > 0 && now_ms() < end) {
+	while (watched > 0 && cg_mono_ms() < end) {
 		struct timespec ts = {0, WATCH_POLL_MS * 1000000L};
 		int64_t now;
 
 		(void)nanosleep(&ts, NULL);
-		now = now_ms();
+		now = cg_mono_ms();
 		watched = 0;
 		for (size_t i = 0; i < n && i < t->n; i++) {
 			if (calls[i].watch &&
@@ -322,7 +314,7 @@ cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
 		       cg_err *errs, size_t n, int deadline_ms)
 {
 	cg_transport *t = ctx;
-	int64_t start = now_ms();
+	int64_t start = cg_mono_ms();
 	int64_t end = start + deadline_ms;
 	struct call *calls = calloc(n ? n : 1, sizeof(*calls));
 
@@ -351,10 +343,10 @@ cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
 		if (rv != 0) {
 			nng_msg_free(nng_aio_get_msg(c->aio));
 			outcome(&errs[i], c->refused ? NNG_ECONNREFUSED : rv,
-				(int)(now_ms() - start), t->peers[i].url);
+				(int)(cg_mono_ms() - start), t->peers[i].url);
 			continue;
 		}
-		remain = end - now_ms();
+		remain = end - cg_mono_ms();
 		nng_aio_set_timeout(c->aio, remain > 0 ? (int)remain : 1);
 		nng_ctx_recv(c->ctx, c->aio);
 		c->sent = 1;
@@ -368,7 +360,7 @@ cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
 		nng_aio_wait(c->aio);
 		rv = nng_aio_result(c->aio);
 		if (rv != 0) {
-			outcome(&errs[i], rv, (int)(now_ms() - start),
+			outcome(&errs[i], rv, (int)(cg_mono_ms() - start),
 				t->peers[i].url);
 			continue;
 		}

@@ -22,6 +22,7 @@
 
 #include "cg_buf.h"
 #include "cg_fs.h"
+#include "cg_time.h"
 #include "node.h"
 #include "server.h"
 #include "transport.h"
@@ -155,17 +156,12 @@ read_listening(int fd, char *url, size_t n)
 	char buf[512];
 	size_t len = 0;
 	struct pollfd p = {fd, POLLIN, 0};
-	struct timespec start;
-	struct timespec now;
+	int64_t start = cg_mono_ms();
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
 	while (len < sizeof(buf) - 1) {
 		ssize_t r;
-		long waited;
+		int64_t waited = cg_mono_ms() - start;
 
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		waited = (now.tv_sec - start.tv_sec) * 1000 +
-			 (now.tv_nsec - start.tv_nsec) / 1000000;
 		if (waited >= SPAWN_TIMEOUT_MS ||
 		    poll(&p, 1, (int)(SPAWN_TIMEOUT_MS - waited)) <= 0)
 			return -1;

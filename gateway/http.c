@@ -35,6 +35,7 @@
 #include "acl.h"
 #include "api.h"
 #include "cg_buf.h"
+#include "cg_time.h"
 #include "mcp.h"
 #include "metrics.h"
 
@@ -76,15 +77,6 @@ struct req {
 	struct timespec start;
 	const cg_acl *acl; /* the caller's policy (NULL: everything) */
 };
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static double
 elapsed(const struct timespec *a)
@@ -176,7 +168,7 @@ conn_busy(cg_http *h, struct MHD_Connection *c, int busy)
 	pthread_mutex_lock(&h->mu);
 	k->busy = busy;
 	if (!busy)
-		k->since_ms = now_ms();
+		k->since_ms = cg_mono_ms();
 	pthread_mutex_unlock(&h->mu);
 }
 
@@ -195,7 +187,7 @@ notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
 		if (k == NULL)
 			return; /* untracked: the idle timeout still holds */
 		k->fd = ci->connect_fd;
-		k->since_ms = now_ms();
+		k->since_ms = cg_mono_ms();
 		pthread_mutex_lock(&h->mu);
 		k->next = h->conns.next;
 		k->prev = &h->conns;
@@ -239,7 +231,7 @@ watchdog_main(void *arg)
 
 	pthread_mutex_lock(&h->mu);
 	while (!h->stop) {
-		cut_late(h, now_ms());
+		cut_late(h, cg_mono_ms());
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += WATCHDOG_TICK_MS * 1000000L;
 		if (ts.tv_nsec >= 1000000000L) {

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "acl.h"
+#include "cg_time.h"
 #include "index.h"
 #include "query.h"
 #include "search.h"
@@ -117,29 +118,10 @@ cg_node_find(cg_node *n, const char *name)
 
 /* True when source i is in the request's "sources" scope (all when the
  * argument is absent). */
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The same clock in fractional milliseconds, for timing a request. */
-static double
-mono_ms_f(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 bool
 cg_node_expired(const cg_node *n)
 {
-	return n->expires_ms > 0 && mono_ms() >= n->expires_ms;
+	return n->expires_ms > 0 && cg_mono_ms() >= n->expires_ms;
 }
 
 bool
@@ -534,11 +516,11 @@ cg_node_handle(cg_node *n, const json_t *req)
 
 		n->expires_ms = json_is_integer(dl) &&
 					json_integer_value(dl) > 0
-				    ? mono_ms() + json_integer_value(dl)
+				    ? cg_mono_ms() + json_integer_value(dl)
 				    : 0;
 		cg_err_clear(&err);
 		res = json_object();
-		t0 = mono_ms_f();
+		t0 = cg_mono_ms_f();
 		rc = run_op(n, ops[i].fn, args, res, &err);
 		if (rc != 0) {
 			json_decref(res);
@@ -555,7 +537,7 @@ cg_node_handle(cg_node *n, const json_t *req)
 		return json_pack("{s:i, s:O, s:s, s:b, s:o, s:o, s:f}", "v",
 				 CG_PROTO_VERSION, "id", id ? id : json_null(),
 				 "node", n->name, "ok", 1, "generation", gen,
-				 "result", res, "ms", mono_ms_f() - t0);
+				 "result", res, "ms", cg_mono_ms_f() - t0);
 	}
 	return reply_error(n, id, CG_EINVAL,
 			   "unknown operation (valid: sync, stats, search, "

@@ -34,6 +34,7 @@
 
 #include "cg_buf.h"
 #include "cg_fs.h"
+#include "cg_time.h"
 #include "corpus_scan.h"
 #include "node.h"
 #include "wire.h"
@@ -106,15 +107,6 @@ slog(const cg_server *s, const char *level, const char *fmt, ...)
 		if ((unsigned char)*p < ' ' || *p == 0x7f)
 			*p = '?';
 	s->log(s->log_ctx, level, "node", msg);
-}
-
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void
@@ -579,13 +571,13 @@ serve_one(cg_server *s, nng_ctx ctx, nng_aio *aio, nng_msg *msg)
 		    "down");
 		json_decref(req);
 	} else {
-		int64_t t0 = mono_ms();
+		int64_t t0 = cg_mono_ms();
 
 		reply = cg_node_handle(s->reader, req);
 		slog(s, "debug", "request op=%s bytes=%zu ok=%d ms=%lld",
 		     op_name(req), len,
 		     json_is_true(json_object_get(reply, "ok")),
-		     (long long)(mono_ms() - t0));
+		     (long long)(cg_mono_ms() - t0));
 		json_decref(req);
 	}
 	nng_msg_free(msg);
@@ -832,14 +824,14 @@ run_sync(cg_server *s, const char *why)
 {
 	json_t *req = json_pack("{s:i, s:n, s:s}", "v", CG_PROTO_VERSION, "id",
 	                        "op", "sync");
-	int64_t t0 = mono_ms();
+	int64_t t0 = cg_mono_ms();
 	json_t *reply = req ? cg_node_handle(s->writer, req) : NULL;
 
 	if (reply == NULL)
 		slog(s, "error", "sync failed reason=%s error=out_of_memory",
 		     why);
 	else
-		log_sync(s, why, reply, mono_ms() - t0);
+		log_sync(s, why, reply, cg_mono_ms() - t0);
 	json_decref(reply);
 	json_decref(req);
 }
@@ -857,7 +849,7 @@ answer_jobs(cg_server *s, nng_aio *aio, bool final)
 	s->njobs = 0;
 	pthread_mutex_unlock(&s->mu);
 	for (size_t i = 0; i < n; i++) {
-		int64_t t0 = mono_ms();
+		int64_t t0 = cg_mono_ms();
 		json_t *reply;
 
 		if (final) {
@@ -867,7 +859,7 @@ answer_jobs(cg_server *s, nng_aio *aio, bool final)
 		} else {
 			reply = cg_node_handle(s->writer, jobs[i].req);
 			if (reply != NULL)
-				log_sync(s, "request", reply, mono_ms() - t0);
+				log_sync(s, "request", reply, cg_mono_ms() - t0);
 		}
 		send_reply(s, s->writer, jobs[i].ctx, aio, false, reply);
 		nng_ctx_close(jobs[i].ctx);
@@ -899,7 +891,7 @@ wait_ms(const cg_server *s, int64_t now, int64_t next_rec, bool dirty,
 static void
 sync_loop(cg_server *s, struct watcher *w, nng_aio *aio)
 {
-	int64_t next_rec = s->on_demand ? INT64_MAX : mono_ms() + s->reconcile_ms;
+	int64_t next_rec = s->on_demand ? INT64_MAX : cg_mono_ms() + s->reconcile_ms;
 	int64_t first = 0;
 	int64_t last = 0;
 	bool dirty = false;
@@ -907,14 +899,14 @@ sync_loop(cg_server *s, struct watcher *w, nng_aio *aio)
 	while (!is_stopping(s)) {
 		struct pollfd p[2] = {{s->wake[0], POLLIN, 0},
 		                      {w->fd, POLLIN, 0}};
-		int64_t now = mono_ms();
+		int64_t now = cg_mono_ms();
 
 		(void)poll(p, 2, wait_ms(s, now, next_rec, dirty, first, last));
 		if (p[0].revents & POLLIN)
 			drain_fd(s->wake[0]);
 		if (w->fd >= 0 && (p[1].revents & POLLIN) &&
 		    watch_read(w) > 0) {
-			now = mono_ms();
+			now = cg_mono_ms();
 			if (!dirty)
 				first = now;
 			dirty = true;
@@ -925,7 +917,7 @@ sync_loop(cg_server *s, struct watcher *w, nng_aio *aio)
 			watch_all(s, w);
 		}
 		answer_jobs(s, aio, false);
-		now = mono_ms();
+		now = cg_mono_ms();
 		if (dirty && (now >= last + s->debounce_ms ||
 		              now >= first + DEBOUNCE_MAX_MS)) {
 			dirty = false;
@@ -934,7 +926,7 @@ sync_loop(cg_server *s, struct watcher *w, nng_aio *aio)
 		if (now >= next_rec) {
 			watch_all(s, w);
 			run_sync(s, "reconcile");
-			next_rec = mono_ms() + s->reconcile_ms;
+			next_rec = cg_mono_ms() + s->reconcile_ms;
 		}
 	}
 }
