@@ -514,9 +514,11 @@ hit_from_row(cg_index *idx, sqlite3_stmt *st, json_t *followups)
 	return h;
 }
 
+/* fresh: the source's freshness (cg_corpus_freshness), read once per
+ * search, or NULL. */
 static int
 add_hit(cg_index *idx, const cg_search_opts *o, const struct cand *c,
-	json_t *hits, json_t *followups, cg_err *err)
+	const json_t *fresh, json_t *hits, json_t *followups, cg_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *h = NULL;
@@ -535,7 +537,7 @@ add_hit(cg_index *idx, const cg_search_opts *o, const struct cand *c,
 	}
 	h = hit_from_row(idx, st, followups);
 	json_object_set_new(h, "stale", json_false());
-	cg_corpus_decorate(idx, h);
+	cg_corpus_decorate(idx, h, fresh);
 	if (c->rowid >= 0)
 		snip = snippet_for(idx, o, c);
 	json_object_set_new(h, "snippet",
@@ -565,6 +567,7 @@ cg_search_run(cg_index *idx, const cg_search_opts *o, json_t *hits,
 	static const enum cg_match order[] = {CG_MATCH_PHRASE, CG_MATCH_ALL,
 					      CG_MATCH_SOME, CG_MATCH_META};
 	struct cands c = {NULL, 0, 0};
+	json_t *fresh;
 	int rc = 0;
 
 	c.limit = o->limit < 1 ? 1
@@ -581,8 +584,10 @@ cg_search_run(cg_index *idx, const cg_search_opts *o, json_t *hits,
 			continue;
 		rc = run_class(idx, o, order[i], &c, walked, err);
 	}
+	fresh = c.n > 0 ? cg_corpus_freshness(idx) : NULL;
 	for (size_t i = 0; i < c.n && rc == 0; i++)
-		rc = add_hit(idx, o, &c.v[i], hits, followups, err);
+		rc = add_hit(idx, o, &c.v[i], fresh, hits, followups, err);
+	json_decref(fresh);
 	free(c.v);
 	return rc;
 }

@@ -22,18 +22,18 @@ json_t *
 cg_corpus_freshness(cg_index *idx)
 {
 	const char *dir = cg_index_repo(idx);
-	char *root = cg_path_join(dir, "..");
-	char *state = NULL;
+	char *root;
+	char *state;
 	cg_cache_meta m;
 	cg_corpus_state st;
 	char note[1024];
 	json_t *o;
 
-	if (cg_index_kind(idx) != CG_SRC_CORPUS_REMOTE || root == NULL) {
-		free(root);
+	if (cg_index_kind(idx) != CG_SRC_CORPUS_REMOTE ||
+	    cg_index_registrar(idx) == NULL)
 		return NULL;
-	}
-	state = cg_corpus_state_path(root, cg_index_source(idx));
+	root = cg_corpus_cache_root(cg_index_registrar(idx));
+	state = root ? cg_corpus_state_path(root, cg_index_source(idx)) : NULL;
 	free(root);
 	if (state == NULL)
 		return NULL;
@@ -52,11 +52,10 @@ cg_corpus_freshness(cg_index *idx)
 }
 
 void
-cg_corpus_decorate(cg_index *idx, json_t *hit)
+cg_corpus_decorate(cg_index *idx, json_t *hit, const json_t *fresh)
 {
 	json_t *extra = json_object_get(hit, "extra");
 	json_t *c = json_object_get(extra, "corpus");
-	json_t *fresh;
 
 	if (cg_index_kind(idx) == CG_SRC_WIKI || !json_is_object(c))
 		return;
@@ -71,12 +70,9 @@ cg_corpus_decorate(cg_index *idx, json_t *hit)
 	json_object_del(extra, "corpus");
 	json_object_del(extra, "summary");
 	json_object_del(extra, "section_summaries");
-	fresh = cg_corpus_freshness(idx);
 	if (fresh != NULL && json_object_get(fresh, "note") != NULL) {
 		json_object_set_new(hit, "stale_cache", json_true());
-		json_object_set_new(hit, "freshness", fresh);
-	} else {
-		json_decref(fresh);
+		json_object_set_new(hit, "freshness", json_deep_copy(fresh));
 	}
 }
 

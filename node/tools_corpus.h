@@ -21,9 +21,11 @@
  * concepts, category, stale_since, document_missing?}, sets `stale` from
  * the entry's flag, and for a remote corpus whose cache is behind its
  * remote or whose last refresh failed, `freshness` {note, cached_commit,
- * remote_commit, last_error} and `stale_cache: true`.
+ * remote_commit, last_error} and `stale_cache: true`.  fresh is the
+ * source's cg_corpus_freshness(), read once per search by the caller (two
+ * file reads), or NULL.
  */
-void cg_corpus_decorate(cg_index *idx, json_t *hit);
+void cg_corpus_decorate(cg_index *idx, json_t *hit, const json_t *fresh);
 
 /* The freshness of a remote corpus source as {cached_commit, cached_at,
  * remote_commit, checked_at, last_error, note}, or NULL for others. */
