@@ -157,6 +157,56 @@ routed_hit(const json_t *e, const char *alias)
 	return h;
 }
 
+/* The alias term that targets corpus:concept (aliases of one query). */
+static const char *
+alias_of(const json_t *aliases, const json_t *entry)
+{
+	const char *c = json_string_value(json_object_get(entry, "corpus"));
+	const char *k = json_string_value(json_object_get(entry, "concept"));
+	const json_t *a;
+	size_t i;
+
+	json_array_foreach(aliases, i, a)
+	{
+		const char *ac =
+		    json_string_value(json_object_get(a, "corpus"));
+		const char *ak =
+		    json_string_value(json_object_get(a, "concept"));
+
+		if (c && k && ac && ak && strcmp(c, ac) == 0 &&
+		    strcmp(k, ak) == 0)
+			return json_string_value(json_object_get(a, "alias"));
+	}
+	return "";
+}
+
+/* Adds the entries of every alias target that are not hits yet, in one
+ * concept round. */
+static void
+route(cg_fed *f, const cg_search_req *req, const json_t *aliases, json_t *hits)
+{
+	json_t *targets = json_array();
+	json_t *es;
+	const json_t *a;
+	size_t i;
+
+	json_array_foreach(aliases, i, a) json_array_append_new(
+	    targets,
+	    json_pack("{s:O, s:O}", "corpus", json_object_get(a, "corpus"),
+	              "concept", json_object_get(a, "concept")));
+	es = entries_of(f, req, targets, ROUTED_PER_TARGET);
+	json_array_foreach(es, i, a)
+	{
+		const char *s = json_string_value(json_object_get(a, "source"));
+		const char *p = json_string_value(json_object_get(a, "path"));
+
+		if (s && p && !has_hit(hits, s, p))
+			json_array_append_new(
+			    hits, routed_hit(a, alias_of(aliases, a)));
+	}
+	json_decref(es);
+}
+
 void
 cg_fed_corpus_route(cg_fed *f, const cg_search_req *req, json_t *hits,
                     json_t **graph)
@@ -164,7 +214,7 @@ cg_fed_corpus_route(cg_fed *f, const cg_search_req *req, json_t *hits,
 	json_t *call =
 	    call_op(f, req, "corpus_graph",
 	            json_pack("{s:s}", "q", req->text ? req->text : ""));
-	json_t *aliases;
+	const json_t *aliases;
 	const json_t *a;
 	size_t i;
 
@@ -177,34 +227,10 @@ cg_fed_corpus_route(cg_fed *f, const cg_search_req *req, json_t *hits,
 	              gather(call, "relationships"));
 	json_decref(call);
 	aliases = json_object_get(*graph, "aliases");
-	json_array_foreach(aliases, i, a)
-	{
-		json_t *t = json_pack("[{s:O, s:O}]", "corpus",
-		                      json_object_get(a, "corpus"), "concept",
-		                      json_object_get(a, "concept"));
-		/* Routed entries match no filter: with filters, boost only. */
-		json_t *es = cg_filters_any(&req->filters)
-		                 ? (json_decref(t), json_array())
-		                 : entries_of(f, req, t, ROUTED_PER_TARGET);
-		const json_t *e;
-		size_t k;
-
-		boost(hits, a);
-		json_array_foreach(es, k, e)
-		{
-			const char *s =
-			    json_string_value(json_object_get(e, "source"));
-			const char *p =
-			    json_string_value(json_object_get(e, "path"));
-
-			if (s && p && !has_hit(hits, s, p))
-				json_array_append_new(
-				    hits, routed_hit(e, json_string_value(
-				                            json_object_get(
-				                                a, "alias"))));
-		}
-		json_decref(es);
-	}
+	json_array_foreach(aliases, i, a) boost(hits, a);
+	/* Routed entries match no filter: with filters, boost only. */
+	if (json_array_size(aliases) > 0 && !cg_filters_any(&req->filters))
+		route(f, req, aliases, hits);
 }
 
 /* --- related ----------------------------------------------------------- */
@@ -303,35 +329,57 @@ pick_bridges(const json_t *graph, const json_t *hits)
 	return groups;
 }
 
+/* {corpus, concept} of "corpus:concept", or NULL. */
+static json_t *
+target_of(const char *end)
+{
+	const char *colon = end ? strchr(end, ':') : NULL;
+
+	if (colon == NULL)
+		return NULL;
+	return json_pack("{s:s%, s:s}", "corpus", end, (size_t)(colon - end),
+	                 "concept", colon + 1);
+}
+
+/* Whether entry e belongs to target t. */
+static bool
+of_target(const json_t *e, const json_t *t)
+{
+	return t != NULL &&
+	       json_equal(json_object_get(e, "corpus"),
+	                  json_object_get(t, "corpus")) &&
+	       json_equal(json_object_get(e, "concept"),
+	                  json_object_get(t, "concept"));
+}
+
 json_t *
 cg_fed_corpus_related(cg_fed *f, const cg_search_req *req, const json_t *graph,
                       const json_t *hits)
 {
 	json_t *groups = graph ? pick_bridges(graph, hits) : json_array();
+	json_t *targets = json_array();
+	json_t *es;
 	json_t *g;
 	size_t i;
 
 	json_array_foreach(groups, i, g)
 	{
-		const char *to = json_string_value(
-		    json_object_get(json_object_get(g, "bridge"), "to"));
-		const char *colon = to ? strchr(to, ':') : NULL;
+		json_t *t = target_of(json_string_value(
+		    json_object_get(json_object_get(g, "bridge"), "to")));
+
+		json_array_append_new(targets, t ? t : json_null());
+	}
+	/* One concept round for every bridged concept. */
+	es = json_array_size(groups) > 0
+	         ? entries_of(f, req, json_incref(targets), RELATED_PER + 3)
+	         : json_array();
+	json_array_foreach(groups, i, g)
+	{
+		const json_t *t = json_array_get(targets, i);
 		json_t *keep = json_array();
-		json_t *es;
 		const json_t *e;
 		size_t k;
-		char corpus[256];
 
-		if (colon == NULL) {
-			json_object_set_new(g, "entries", keep);
-			continue;
-		}
-		(void)snprintf(corpus, sizeof(corpus), "%.*s",
-		               (int)(colon - to), to);
-		es = entries_of(f, req,
-		                json_pack("[{s:s, s:s}]", "corpus", corpus,
-		                          "concept", colon + 1),
-		                RELATED_PER + 3);
 		json_array_foreach(es, k, e)
 		{
 			const char *s =
@@ -340,11 +388,12 @@ cg_fed_corpus_related(cg_fed *f, const cg_search_req *req, const json_t *graph,
 			    json_string_value(json_object_get(e, "path"));
 
 			if (json_array_size(keep) < RELATED_PER && s && p &&
-			    !has_hit(hits, s, p))
+			    of_target(e, t) && !has_hit(hits, s, p))
 				json_array_append(keep, (json_t *)e);
 		}
-		json_decref(es);
 		json_object_set_new(g, "entries", keep);
 	}
+	json_decref(es);
+	json_decref(targets);
 	return groups;
 }

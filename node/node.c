@@ -32,6 +32,8 @@ struct cg_node {
 	char *name;
 	struct src *src;
 	size_t nsrc;
+	json_t *memo;	   /* derived data kept between requests, or NULL */
+	uint64_t memo_sig; /* what it was derived from */
 };
 
 int
@@ -78,7 +80,22 @@ cg_node_free(cg_node *n)
 	}
 	free(n->src);
 	free(n->name);
+	json_decref(n->memo);
 	free(n);
+}
+
+json_t *
+cg_node_memo(cg_node *n, uint64_t sig)
+{
+	return n->memo != NULL && n->memo_sig == sig ? n->memo : NULL;
+}
+
+void
+cg_node_memo_set(cg_node *n, uint64_t sig, json_t *v)
+{
+	json_decref(n->memo);
+	n->memo = v;
+	n->memo_sig = sig;
 }
 
 const char *

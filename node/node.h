@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -72,6 +73,13 @@ bool cg_node_in_scope(const json_t *args, const char *name);
  * request without one never expires): long operations (grep) stop and
  * say so rather than work for a caller that stopped waiting. */
 bool cg_node_expired(const cg_node *n);
+
+/* One slot of derived data the node keeps between requests (the corpus
+ * graph, tools_corpus.c): the value stored with signature sig (borrowed),
+ * or NULL when there is none or it was derived from something else.
+ * _set takes v.  A node is used by one thread at a time, so is its memo. */
+json_t *cg_node_memo(cg_node *n, uint64_t sig);
+void cg_node_memo_set(cg_node *n, uint64_t sig, json_t *v);
 
 /* Fails with CG_EUNAVAIL while a source has no generation yet. */
 int cg_node_ready(cg_index *idx, cg_err *err);

@@ -6,6 +6,8 @@
  */
 #include "tools_corpus.h"
 
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,7 +233,7 @@ add_bridge(cg_node *n, const cg_hm_registry *reg, const cg_hm_link *b,
 
 /* The aliases and bridges of one registry-graph. */
 static void
-graph_of_registrar(cg_node *n, const char *repo, const char *q, json_t *res)
+graph_of_registrar(cg_node *n, const char *repo, json_t *res)
 {
 	char *path = cg_corpus_reggraph_path(repo);
 	char *text = NULL;
@@ -252,8 +254,6 @@ graph_of_registrar(cg_node *n, const char *repo, const char *q, json_t *res)
 	for (size_t i = 0; i < rg.naliases; i++) {
 		const cg_hm_alias *a = &rg.aliases[i];
 
-		if (q != NULL && !mentions(q, a->term))
-			continue;
 		for (size_t k = 0; k < a->ntargets; k++)
 			json_array_append_new(
 			    al, json_pack("{s:s, s:s, s:s}", "alias", a->term,
@@ -301,29 +301,103 @@ graph_of_corpus(cg_index *idx, json_t *rels)
 	free(path);
 }
 
-int
-cg_op_corpus_graph(cg_node *n, const json_t *args, json_t *res, cg_err *err)
+/* The files the graph is read from, folded into one signature: their
+ * mtime, size and inode (a stat each, instead of parsing them all on
+ * every query). */
+static void
+sig_add(uint64_t *sig, const char *path)
 {
-	const char *q = json_string_value(json_object_get(args, "q"));
-	json_t *seen = json_object();
-	json_t *rels = json_array();
+	struct stat st;
+	int64_t v[4] = {0, 0, 0, 0};
 
-	json_object_set_new(res, "aliases", json_array());
-	json_object_set_new(res, "bridges", json_array());
-	json_object_set_new(res, "warnings", json_array());
+	if (path != NULL && stat(path, &st) == 0) {
+		v[0] = (int64_t)st.st_mtim.tv_sec;
+		v[1] = (int64_t)st.st_mtim.tv_nsec;
+		v[2] = (int64_t)st.st_size;
+		v[3] = (int64_t)st.st_ino;
+	}
+	*sig = *sig * 1099511628211ULL ^ cg_hash64(v, sizeof(v));
+}
+
+static uint64_t
+graph_sig(cg_node *n)
+{
+	uint64_t sig = 14695981039346656037ULL;
+
 	for (size_t i = 0; i < cg_node_nsources(n); i++) {
+		cg_index *idx = cg_node_index(n, i);
+		const char *reg = cg_index_registrar(idx);
+		char *p;
+
+		if (cg_index_kind(idx) == CG_SRC_WIKI || reg == NULL)
+			continue;
+		p = cg_path_join(cg_index_repo(idx), "graph.yaml");
+		sig_add(&sig, p);
+		free(p);
+		p = cg_corpus_reggraph_path(reg);
+		sig_add(&sig, p);
+		free(p);
+		p = cg_corpus_registry_path(reg);
+		sig_add(&sig, p);
+		free(p);
+	}
+	return sig;
+}
+
+/* Every alias, bridge and relationship of the node's corpora. */
+static json_t *
+build_graph(cg_node *n)
+{
+	json_t *g = json_pack("{s:[], s:[], s:[], s:[]}", "aliases", "bridges",
+	                      "warnings", "relationships");
+	json_t *seen = json_object();
+
+	for (size_t i = 0; g != NULL && i < cg_node_nsources(n); i++) {
 		cg_index *idx = cg_node_index(n, i);
 		const char *reg = cg_index_registrar(idx);
 
 		if (cg_index_kind(idx) == CG_SRC_WIKI || reg == NULL)
 			continue;
-		graph_of_corpus(idx, rels);
+		graph_of_corpus(idx, json_object_get(g, "relationships"));
 		if (json_object_get(seen, reg) != NULL)
 			continue;
 		json_object_set_new(seen, reg, json_true());
-		graph_of_registrar(n, reg, q, res);
+		graph_of_registrar(n, reg, g);
 	}
 	json_decref(seen);
-	json_object_set_new(res, "relationships", rels);
+	return g;
+}
+
+int
+cg_op_corpus_graph(cg_node *n, const json_t *args, json_t *res, cg_err *err)
+{
+	const char *q = json_string_value(json_object_get(args, "q"));
+	uint64_t sig = graph_sig(n);
+	json_t *g = cg_node_memo(n, sig);
+	json_t *al = json_array();
+	const json_t *a;
+	size_t i;
+
+	if (g == NULL) {
+		g = build_graph(n);
+		if (g == NULL) {
+			json_decref(al);
+			return cg_err_set(err, CG_ENOMEM, "out of memory");
+		}
+		cg_node_memo_set(n, sig, g);
+	}
+	json_array_foreach(json_object_get(g, "aliases"), i, a)
+	{
+		const char *term =
+		    json_string_value(json_object_get(a, "alias"));
+
+		if (q == NULL || (term != NULL && mentions(q, term)))
+			json_array_append(al, (json_t *)a);
+	}
+	json_object_set_new(res, "aliases", al);
+	json_object_set(res, "bridges", json_object_get(g, "bridges"));
+	json_object_set(res, "relationships",
+	                json_object_get(g, "relationships"));
+	json_object_set(res, "warnings", json_object_get(g, "warnings"));
 	return 0;
 }
