@@ -36,8 +36,6 @@
 struct build {
 	cg_workspace *ws;
 	size_t cap_src;
-	size_t nwarn;
-	size_t cap_warn;
 	char **seen;
 	size_t nseen;
 	size_t cap_seen;
@@ -60,29 +58,31 @@ reserve(void **v, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
-static int warn(struct build *b, const char *fmt, ...)
+static int ws_warn(cg_workspace *ws, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Adds a warning; the list stays NULL-terminated. */
+/* Appends a warning; the list stays NULL-terminated (a handful at most,
+ * so it is counted rather than tracked). */
 static int
-warn(struct build *b, const char *fmt, ...)
+ws_warn(cg_workspace *ws, const char *fmt, ...)
 {
+	size_t n = 0;
 	char msg[512];
 	va_list ap;
-	char *s;
+	char **v;
 
 	va_start(ap, fmt);
 	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	s = strdup(msg);
-	if (s == NULL || reserve((void **)&b->ws->warnings, &b->cap_warn,
-	                         b->nwarn + 1, sizeof(char *)) != 0) {
-		free(s);
+	while (ws->warnings != NULL && ws->warnings[n] != NULL)
+		n++;
+	v = realloc(ws->warnings, (n + 2) * sizeof(*v));
+	if (v == NULL)
 		return CG_ENOMEM;
-	}
-	b->ws->warnings[b->nwarn++] = s;
-	b->ws->warnings[b->nwarn] = NULL;
-	return 0;
+	ws->warnings = v;
+	v[n] = strdup(msg);
+	v[n + 1] = NULL;
+	return v[n] ? 0 : CG_ENOMEM;
 }
 
 static bool
@@ -175,10 +175,11 @@ find_wiki(struct build *b, const char *name, const char *repo, char **wiki)
 	}
 	if (!within(b->ws->root, real)) {
 		free(real);
-		if (warn(b,
-		         "%.100s: .guild/wiki resolves outside the workspace "
-		         "root; skipped",
-		         name) != 0)
+		if (ws_warn(
+		        b->ws,
+		        "%.100s: .guild/wiki resolves outside the workspace "
+		        "root; skipped",
+		        name) != 0)
 			return CG_ENOMEM;
 		return 1;
 	}
@@ -197,10 +198,10 @@ add_sub_guild(struct build *b, const char *name, char *repo, const char *kind,
 	if (rc > 0)
 		rc = 0; /* refused and reported */
 	else if (rc == 0 && wiki == NULL && expect_wiki)
-		rc = warn(b,
-		          "sub-guild '%.100s': no .guild/wiki, nothing to "
-		          "index",
-		          name);
+		rc = ws_warn(b->ws,
+		             "sub-guild '%.100s': no .guild/wiki, nothing to "
+		             "index",
+		             name);
 	if (rc != 0 || wiki == NULL) {
 		free(repo);
 		return rc;
@@ -249,17 +250,18 @@ resolve_path(struct build *b, const char *name, const char *path, char **out)
 
 	*out = NULL;
 	if (path == NULL || path[0] == '\0')
-		return warn(b, "sub-guild '%.100s': no path; skipped", name);
+		return ws_warn(b->ws, "sub-guild '%.100s': no path; skipped",
+		               name);
 	if (path[0] == '/')
-		return warn(b,
-		            "sub-guild '%.100s': path '%.200s' is absolute; "
-		            "skipped",
-		            name, path);
+		return ws_warn(b->ws,
+		               "sub-guild '%.100s': path '%.200s' is absolute; "
+		               "skipped",
+		               name, path);
 	if (has_dotdot(path))
-		return warn(b,
-		            "sub-guild '%.100s': path '%.200s' contains "
-		            "'..'; skipped",
-		            name, path);
+		return ws_warn(b->ws,
+		               "sub-guild '%.100s': path '%.200s' contains "
+		               "'..'; skipped",
+		               name, path);
 	joined = cg_path_join(b->ws->root, path);
 	if (joined == NULL)
 		return CG_ENOMEM;
@@ -267,24 +269,24 @@ resolve_path(struct build *b, const char *name, const char *path, char **out)
 	free(joined);
 	if (real == NULL || !is_dir_follow(real)) {
 		free(real);
-		return warn(b,
-		            "sub-guild '%.100s': path '%.200s' is not a "
-		            "directory; skipped",
-		            name, path);
+		return ws_warn(b->ws,
+		               "sub-guild '%.100s': path '%.200s' is not a "
+		               "directory; skipped",
+		               name, path);
 	}
 	if (strcmp(real, b->ws->root) == 0) {
 		free(real);
-		return warn(b,
-		            "sub-guild '%.100s': path '%.200s' is the "
-		            "workspace root itself; skipped",
-		            name, path);
+		return ws_warn(b->ws,
+		               "sub-guild '%.100s': path '%.200s' is the "
+		               "workspace root itself; skipped",
+		               name, path);
 	}
 	if (!within(b->ws->root, real)) {
 		free(real);
-		return warn(b,
-		            "sub-guild '%.100s': path '%.200s' resolves "
-		            "outside the workspace root; skipped",
-		            name, path);
+		return ws_warn(b->ws,
+		               "sub-guild '%.100s': path '%.200s' resolves "
+		               "outside the workspace root; skipped",
+		               name, path);
 	}
 	*out = real;
 	return 0;
@@ -307,18 +309,19 @@ manifest_entry(struct build *b, size_t i, const json_t *e)
 	int rc;
 
 	if (!json_is_object(e))
-		return warn(b, "sub_guilds[%zu]: not an object; skipped", i);
+		return ws_warn(b->ws, "sub_guilds[%zu]: not an object; skipped",
+		               i);
 	if (name == NULL || name[0] == '\0')
-		return warn(b, "sub_guilds[%zu]: no name; skipped", i);
+		return ws_warn(b->ws, "sub_guilds[%zu]: no name; skipped", i);
 	if (!name_ok(name))
-		return warn(b,
-		            "sub_guilds[%zu]: invalid name '%.100s'; skipped",
-		            i, name);
+		return ws_warn(
+		    b->ws, "sub_guilds[%zu]: invalid name '%.100s'; skipped", i,
+		    name);
 	if (seen(b, name))
-		return warn(b,
-		            "sub-guild '%.100s': duplicate name; the first "
-		            "is kept",
-		            name);
+		return ws_warn(b->ws,
+		               "sub-guild '%.100s': duplicate name; the first "
+		               "is kept",
+		               name);
 	rc = claim(b, name);
 	if (rc == 0)
 		rc = resolve_path(b, name, str_of(e, "path"), &real);
@@ -358,30 +361,33 @@ read_manifest_object(struct build *b, const json_t *m)
 	int rc = 0;
 
 	if (schema == NULL)
-		rc = warn(b, "workspace.json: no schema (expected " SCHEMA
-		             "); read anyway");
+		rc =
+		    ws_warn(b->ws, "workspace.json: no schema (expected " SCHEMA
+		                   "); read anyway");
 	else if (strcmp(schema, SCHEMA) != 0)
-		rc = warn(b,
-		          "workspace.json: schema '%.100s' is not " SCHEMA
-		          "; read anyway",
-		          schema);
+		rc = ws_warn(b->ws,
+		             "workspace.json: schema '%.100s' is not " SCHEMA
+		             "; read anyway",
+		             schema);
 	if (rc == 0 && rw != NULL && !json_is_boolean(rw))
-		rc = warn(b, "workspace.json: root_wiki is not a boolean; "
+		rc = ws_warn(b->ws,
+		             "workspace.json: root_wiki is not a boolean; "
 		             "taken as true");
 	if (rc == 0 && !json_is_false(rw))
 		rc = add_root(b);
 	if (rc == 0 && subs != NULL && !json_is_array(subs))
-		rc = warn(b, "workspace.json: sub_guilds is not an array; "
+		rc = ws_warn(b->ws,
+		             "workspace.json: sub_guilds is not an array; "
 		             "ignored");
 	if (!json_is_array(subs))
 		return rc;
 	json_array_foreach(subs, i, e)
 	{
 		if (rc == 0 && i == MAX_SUB_GUILDS)
-			rc = warn(b,
-			          "workspace.json: more than %d "
-			          "sub-guilds; the rest are ignored",
-			          MAX_SUB_GUILDS);
+			rc = ws_warn(b->ws,
+			             "workspace.json: more than %d "
+			             "sub-guilds; the rest are ignored",
+			             MAX_SUB_GUILDS);
 		if (rc == 0 && i < MAX_SUB_GUILDS)
 			rc = manifest_entry(b, i, e);
 	}
@@ -467,7 +473,8 @@ detect_child(struct build *b, const char *name)
 	}
 	if (seen(b, name)) {
 		free(child);
-		return warn(b, "%.100s: the name is reserved; skipped", name);
+		return ws_warn(b->ws, "%.100s: the name is reserved; skipped",
+		               name);
 	}
 	return add_sub_guild(b, name, child, NULL, NULL, false);
 }
@@ -524,33 +531,6 @@ set_root(cg_workspace *ws, const char *dir, cg_err *err)
 
 /* --- corpora -------------------------------------------------------- */
 
-static int
-ws_warn(cg_workspace *ws, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* Appends a warning to a loaded workspace (NULL-terminated list). */
-static int
-ws_warn(cg_workspace *ws, const char *fmt, ...)
-{
-	size_t n = 0;
-	char msg[512];
-	va_list ap;
-	char **v;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	while (ws->warnings != NULL && ws->warnings[n] != NULL)
-		n++;
-	v = realloc(ws->warnings, (n + 2) * sizeof(*v));
-	if (v == NULL)
-		return CG_ENOMEM;
-	ws->warnings = v;
-	v[n] = strdup(msg);
-	v[n + 1] = NULL;
-	return v[n] ? 0 : CG_ENOMEM;
-}
-
 /* The folder of corpus c registered by repo (malloc'd), or NULL with a
  * warning when a local corpus's folder is missing. */
 static char *
@@ -569,8 +549,9 @@ corpus_dir(cg_workspace *ws, const char *repo, const cg_hm_reg_corpus *c)
 	p = c->path[0] == '/' ? strdup(c->path) : cg_path_join(repo, c->path);
 	real = p ? cg_realpath(p) : NULL;
 	if (real == NULL || !is_dir_follow(real)) {
-		(void)ws_warn(ws, "corpus '%.100s': local folder %.200s is "
-		                  "missing; not served",
+		(void)ws_warn(ws,
+		              "corpus '%.100s': local folder %.200s is "
+		              "missing; not served",
 		              c->id, p ? p : c->path);
 		free(real);
 		real = NULL;
@@ -588,8 +569,9 @@ add_corpus(cg_workspace *ws, const char *repo, const cg_hm_reg_corpus *c)
 
 	if (cg_workspace_source(ws, c->id) != NULL ||
 	    strcmp(c->id, "root") == 0)
-		return ws_warn(ws, "corpus '%.100s' of %.200s: the name is "
-		                   "taken by another source; not served",
+		return ws_warn(ws,
+		               "corpus '%.100s' of %.200s: the name is "
+		               "taken by another source; not served",
 		               c->id, repo);
 	dir = corpus_dir(ws, repo, c);
 	if (dir == NULL)
@@ -620,8 +602,7 @@ cg_workspace_add_corpora(cg_workspace *ws, const char *repo, cg_err *err)
 
 	cg_err_clear(&le);
 	if (cg_corpus_registry_load(&reg, repo, &le) != 0)
-		return ws_warn(ws, "%.300s; its corpora are not served",
-		               le.msg)
+		return ws_warn(ws, "%.300s; its corpora are not served", le.msg)
 		           ? cg_err_set(err, CG_ENOMEM, "out of memory")
 		           : 0;
 	for (size_t i = 0; reg.warnings[i] != NULL && rc == 0; i++)
@@ -668,7 +649,6 @@ cg_workspace_load(cg_workspace *ws, const char *dir, cg_err *err)
 	memset(ws, 0, sizeof(*ws));
 	memset(&b, 0, sizeof(b));
 	b.ws = ws;
-	b.cap_warn = 1;
 	rc = set_root(ws, dir, err);
 	/* "root" names the root wiki: no sub-guild may take it. */
 	if (rc == 0)
