@@ -232,19 +232,26 @@ git_url(const cg_fetch_opts *o, const char *owner_name)
 	return s;
 }
 
+/* gitdir/<name>.git (malloc'd). */
+static char *
+git_dir_of(struct job *j, const char *name)
+{
+	char rel[320];
+
+	(void)snprintf(rel, sizeof(rel), "%s.git", name);
+	return cg_path_join(j->gitdir, rel);
+}
+
 /* Fetches url's branch into gitdir/<name>.git; sha gets the head. */
 static int
 fetch_one(struct job *j, const char *name, const char *owner_name,
           const char *branch, char sha[41], cg_err *err)
 {
-	char rel[320];
-	char *dir;
+	char *dir = git_dir_of(j, name);
 	char *url = git_url(j->r->o, owner_name);
 	cg_git_stats gs;
 	int rc;
 
-	(void)snprintf(rel, sizeof(rel), "%s.git", name);
-	dir = cg_path_join(j->gitdir, rel);
 	if (dir == NULL || url == NULL) {
 		free(dir);
 		free(url);
@@ -262,15 +269,6 @@ fetch_one(struct job *j, const char *name, const char *owner_name,
 	free(dir);
 	free(url);
 	return rc;
-}
-
-static char *
-git_dir_of(struct job *j, const char *name)
-{
-	char rel[320];
-
-	(void)snprintf(rel, sizeof(rel), "%s.git", name);
-	return cg_path_join(j->gitdir, rel);
 }
 
 /* Materialises gitdir/<name>.git at sha, below sub, into stage/dest. */
