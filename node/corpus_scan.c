@@ -93,15 +93,16 @@ overlay_of(const json_t *secmap, const cg_hm_entry *e)
 	return o;
 }
 
-/* Folds the overlay into the change key: an index edit re-reads. */
-static int64_t
-fold(int64_t mtime_ns, const json_t *overlay)
+/* The hash of the overlay's canonical JSON: it is folded into the change
+ * key (an index edit re-reads the page) and into the content hash. */
+static uint64_t
+overlay_hash(const json_t *overlay)
 {
 	char *s = json_dumps(overlay, JSON_COMPACT | JSON_SORT_KEYS);
-	int64_t h = s ? (int64_t)(cg_hash64(s, strlen(s)) >> 2) : 0;
+	uint64_t h = s ? cg_hash64(s, strlen(s)) : 0;
 
 	free(s);
-	return mtime_ns ^ h;
+	return h;
 }
 
 /* One file entry: a document page, or a virtual one. */
@@ -115,6 +116,7 @@ add_entry(cg_scan *out, const cg_corpus *c, const json_t *secmap,
 	json_t *ov = overlay_of(secmap, e);
 	struct stat st;
 	bool virt = true;
+	uint64_t h;
 	int rc;
 
 	if (rel == NULL) {
@@ -131,22 +133,23 @@ add_entry(cg_scan *out, const cg_corpus *c, const json_t *secmap,
 		why = "document not fetched or missing";
 	}
 	if (rel == NULL || ov == NULL) {
-		rc = rel == NULL || ov == NULL ? CG_ENOMEM : 0;
+		rc = CG_ENOMEM;
 		goto out;
 	}
 	if (why != NULL)
 		json_object_set_new(ov, "document_missing", json_string(why));
-	rc =
-	    virt
-	        ? cg_scan_push(out, rel, 0, fold(index_mtime, ov), CG_SCAN_FILE)
-	        : cg_scan_push(out, rel, (int64_t)st.st_size,
-	                       fold((int64_t)st.st_mtim.tv_sec * 1000000000LL +
-	                                st.st_mtim.tv_nsec,
-	                            ov),
-	                       S_ISLNK(st.st_mode) ? CG_SCAN_SYMLINK
-	                                           : CG_SCAN_FILE);
+	h = overlay_hash(ov);
+	rc = virt ? cg_scan_push(out, rel, 0, index_mtime ^ (int64_t)(h >> 2),
+	                         CG_SCAN_FILE)
+	          : cg_scan_push(out, rel, (int64_t)st.st_size,
+	                         ((int64_t)st.st_mtim.tv_sec * 1000000000LL +
+	                          st.st_mtim.tv_nsec) ^
+	                             (int64_t)(h >> 2),
+	                         S_ISLNK(st.st_mode) ? CG_SCAN_SYMLINK
+	                                             : CG_SCAN_FILE);
 	if (rc == 0) {
 		out->v[out->n - 1].overlay = ov;
+		out->v[out->n - 1].overlay_hash = h;
 		out->v[out->n - 1].virt = virt;
 		ov = NULL;
 	}

@@ -524,16 +524,6 @@ touch_page(struct writer *w, const struct known *k, const cg_scan_entry *e)
 	return rc;
 }
 
-static int64_t
-overlay_hash(const json_t *ov)
-{
-	char *s = json_dumps(ov, JSON_COMPACT | JSON_SORT_KEYS);
-	int64_t h = s ? (int64_t)cg_hash64(s, strlen(s)) : 0;
-
-	free(s);
-	return h;
-}
-
 /* Indexes the text of a changed file (replacing any older rows). */
 static int
 index_text(struct writer *w, const struct known *k, const cg_scan_entry *e,
@@ -546,7 +536,7 @@ index_text(struct writer *w, const struct known *k, const cg_scan_entry *e,
 	int rc;
 
 	if (e->overlay != NULL) /* corpus: the entry is content too */
-		hash ^= overlay_hash(e->overlay);
+		hash ^= (int64_t)e->overlay_hash;
 
 	if (k != NULL && k->hash == hash) {
 		rc = touch_page(w, k, e);

@@ -70,6 +70,7 @@ push_entry(cg_scan *s, const char *rel, const char *category,
 		      st->st_mtim.tv_nsec;
 	e->kind = kind;
 	e->overlay = NULL;
+	e->overlay_hash = 0;
 	e->virt = false;
 	s->n++;
 	return 0;

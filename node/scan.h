@@ -31,6 +31,7 @@ typedef struct cg_scan_entry {
 	enum cg_scan_kind kind;
 	/* Corpus sources (node/corpus_scan.c) only, else NULL/false: */
 	json_t *overlay; /* the index entry's metadata, owned */
+	uint64_t overlay_hash; /* of its canonical JSON: part of the content */
 	bool virt;	 /* no document here: the entry alone is indexed */
 } cg_scan_entry;
 
