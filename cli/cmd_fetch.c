@@ -90,10 +90,11 @@ find_repos(const cli_args *a, struct repos *r, cg_err *err)
 		return cg_err_set(err, CG_EINVAL,
 		                  "give --workspace or --config, not both");
 	rc = cg_config_load(&cfg, conf, err);
+	if (rc != 0)
+		return rc; /* the loader cleans up after itself */
 	for (size_t i = 0; rc == 0 && i < cfg.nworkspaces; i++)
 		rc = add_workspace(r, cfg.workspaces[i].path, err);
-	if (rc == 0 || rc != CG_ENOMEM)
-		cg_config_fini(&cfg);
+	cg_config_fini(&cfg);
 	return rc;
 }
 
