@@ -599,9 +599,6 @@ run_corpus(struct run *r, const cg_hm_reg_corpus *c)
 static void
 run_all(struct run *r, const cg_hm_registry *reg)
 {
-	for (size_t i = 0; i < reg->n; i++)
-		if (reg->v[i].type == CG_HM_GITHUB && wanted(r, reg->v[i].id))
-			r->total++;
 	for (size_t i = 0; i < reg->n; i++) {
 		const cg_hm_reg_corpus *c = &reg->v[i];
 
@@ -632,11 +629,15 @@ cg_fetch_repo(const cg_fetch_opts *o, const char *repo, cg_fetch_report *rep,
 	r.state = r.root ? cg_path_join(r.root, CG_CORPUS_STATE) : NULL;
 	if (r.state == NULL)
 		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
-	if (rc == 0 && reg.n > 0)
+	for (size_t i = 0; i < reg.n; i++)
+		if (reg.v[i].type == CG_HM_GITHUB && wanted(&r, reg.v[i].id))
+			r.total++;
+	/* Local corpora only: nothing to fetch, no cache folder made. */
+	if (rc == 0 && r.total > 0)
 		rc = cg_mkdir_p(r.state, err);
-	if (rc == 0 && reg.n > 0)
+	if (rc == 0 && r.total > 0)
 		rc = take_lock(&r, err);
-	if (rc == 0 && reg.n > 0) {
+	if (rc == 0 && r.total > 0) {
 		clean_dir(r.state, is_leftover);
 		run_all(&r, &reg);
 	}
