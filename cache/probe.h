@@ -46,17 +46,17 @@ typedef struct cg_probe_req {
 	const char *ref;      /* branch, tag or sha (percent-encoded here) */
 	const char *etag;     /* the last ETag, or NULL */
 	const char *token;    /* bearer token, or NULL */
-	int timeout_ms;	      /* total, > 0; connect gets min(timeout, 5 s) */
+	int timeout_ms;       /* total, > 0; connect gets min(timeout, 5 s) */
 } cg_probe_req;
 
 typedef struct cg_probe_res {
 	enum cg_probe_status status;
 	long http_code;
-	char sha[41];	/* CG_PROBE_NEW only */
+	char sha[41];   /* CG_PROBE_NEW only */
 	char etag[256]; /* the response's ETag ("" when none; on 304 the
-			   request's) */
-	size_t bytes;	/* bytes received, headers included */
-	double ms;	/* wall time of the request */
+	                   request's) */
+	size_t bytes;   /* bytes received, headers included */
+	double ms;      /* wall time of the request */
 } cg_probe_res;
 
 /*

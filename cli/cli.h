@@ -20,7 +20,7 @@
 typedef struct cli_opt {
 	const char *name; /* long name without "--" */
 	bool has_arg;
-	bool repeat;	  /* may be given many times */
+	bool repeat; /* may be given many times */
 	const char *help;
 } cli_opt;
 
@@ -36,18 +36,18 @@ typedef struct cli_args {
 } cli_args;
 
 int cli_parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc,
-	      char **argv, cg_err *err);
+              char **argv, cg_err *err);
 /* The last value of option name, or NULL. */
 const char *cli_get(const cli_args *a, const char *name);
 bool cli_flag(const cli_args *a, const char *name);
 /* Option name as an integer in [min, max] into *out (left unchanged when
  * the option is absent); CG_EINVAL naming the range otherwise. */
 int cli_int(const cli_args *a, const char *name, long min, long max, int *out,
-	    cg_err *err);
+            cg_err *err);
 size_t cli_all(const cli_args *a, const char *name, const char ***out);
 
 void cli_usage(const char *cmd, const char *synopsis, const char *about,
-	       const cli_opt *opts, size_t nopts);
+               const cli_opt *opts, size_t nopts);
 
 /* Prints an error line and returns the exit code for it. */
 int cli_fail(const char *cmd, const cg_err *err);
@@ -55,20 +55,21 @@ int cli_fail(const char *cmd, const cg_err *err);
 /* Prints a JSON value to stdout, indented, with a final newline. */
 void cli_print_json(const json_t *v);
 
-
 /* Fills a gateway config from --config FILE, or from --workspace DIR
  * (default ".") with --spawn, --cache and --deadline. */
 struct cg_config;
 int cli_load_config(const cli_args *a, struct cg_config *cfg, cg_err *err);
 
 /* The options that say where a command's requests go. */
-#define CLI_SESSION_OPTS                                                     \
-	{"workspace", true, false, "workspace directory (default: .)"},     \
-	    {"config", true, false, "gateway config: its roster, here"},    \
-	    {"gateway", true, false, "URL of a running gateway"},           \
-	    {"cache", true, false, "index cache directory"},                \
-	    {"deadline", true, false, "per-round deadline in ms"},          \
-	    {"spawn", false, false, "nodes as child processes"}
+#define CLI_SESSION_OPTS                                                 \
+	{"workspace", true, false, "workspace directory (default: .)"},  \
+	    {"config", true, false, "gateway config: its roster, here"}, \
+	    {"gateway", true, false, "URL of a running gateway"},        \
+	    {"cache", true, false, "index cache directory"},             \
+	    {"deadline", true, false, "per-round deadline in ms"},       \
+	{                                                                \
+		"spawn", false, false, "nodes as child processes"        \
+	}
 
 /* Where a command's requests go: an in-process gateway (--workspace,
  * --config) or a running one (--gateway URL). */
@@ -79,8 +80,8 @@ typedef struct cli_session {
 	cg_config cfg;
 	int have_cfg;
 	cg_gateway *gw; /* embedded */
-	cg_fed *fed;	/* embedded: the gateway's federation (borrowed) */
-	char *remote;	/* --gateway URL */
+	cg_fed *fed;    /* embedded: the gateway's federation (borrowed) */
+	char *remote;   /* --gateway URL */
 } cli_session;
 
 int cli_session_open(cli_session *s, const cli_args *a, cg_err *err);
@@ -91,11 +92,11 @@ void cli_session_close(cli_session *s);
 int cli_session_sync(cli_session *s, json_t **report, cg_err *err);
 /* Runs a tool of the API table (gateway/api.h). */
 int cli_session_call(cli_session *s, const char *tool, const json_t *args,
-		     json_t **out, cg_err *err);
+                     json_t **out, cg_err *err);
 
 /* Runs tool with args (taken, freed here) through the session. */
 int cli_session_tool(cli_session *s, const char *tool, json_t *args,
-		     json_t **out, cg_err *err);
+                     json_t **out, cg_err *err);
 
 /* The string at o.k, "" when absent: for renderers. */
 const char *cli_str(const json_t *o, const char *k);

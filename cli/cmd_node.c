@@ -48,19 +48,19 @@ struct one_source {
 
 static int
 single_source(const char *root, const char *name, struct one_source *o,
-	      cg_err *err)
+              cg_err *err)
 {
 	o->repo = cg_realpath(root);
 	if (o->repo == NULL)
 		return cg_err_set(err, CG_EINVAL, "--root %s: no such folder",
-				  root);
+		                  root);
 	o->wiki = cg_path_join(o->repo, ".guild/wiki");
 	if (o->wiki == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	if (!cg_is_dir(o->wiki))
 		return cg_err_set(err, CG_ENOPROV,
-				  "nothing provisioned: %s has no .guild/wiki",
-				  o->repo);
+		                  "nothing provisioned: %s has no .guild/wiki",
+		                  o->repo);
 	o->ns[0] = (cg_node_source){name, o->repo, o->wiki, 0, NULL};
 	o->n = 1;
 	if (cg_workspace_add_corpora(&o->corpora, o->repo, err) != 0)
@@ -69,7 +69,7 @@ single_source(const char *root, const char *name, struct one_source *o,
 		const cg_source *s = &o->corpora.sources[i];
 
 		o->ns[o->n++] = (cg_node_source){s->name, s->repo, s->wiki,
-						 s->corpus_kind, s->registrar};
+		                                 s->corpus_kind, s->registrar};
 	}
 	return 0;
 }

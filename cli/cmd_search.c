@@ -10,13 +10,15 @@
 #include "cg_buf.h"
 #include "cli.h"
 
-#define CLI_WHERE_OPTS                                                      \
-    {"workspace", true, false, "workspace directory (default: .)"},         \
-	{"config", true, false, "gateway config: its roster, in-process"},  \
-	{"gateway", true, false, "URL of a running gateway"},               \
-	{"cache", true, false, "index cache directory"},                    \
-	{"deadline", true, false, "per-round deadline in ms"},              \
-	{"spawn", false, false, "nodes as child processes"}
+#define CLI_WHERE_OPTS                                                         \
+	{"workspace", true, false, "workspace directory (default: .)"},        \
+	    {"config", true, false, "gateway config: its roster, in-process"}, \
+	    {"gateway", true, false, "URL of a running gateway"},              \
+	    {"cache", true, false, "index cache directory"},                   \
+	    {"deadline", true, false, "per-round deadline in ms"},             \
+	{                                                                      \
+		"spawn", false, false, "nodes as child processes"              \
+	}
 
 static const cli_opt index_opts[] = {
     CLI_WHERE_OPTS,
@@ -49,25 +51,24 @@ print_sync(const json_t *report)
 
 	json_object_foreach((json_t *)report, src, s)
 	{
-		printf("%-20s generation %lld: %lld files, %lld re-indexed, "
-		       "%lld added, %lld deleted, %lld skipped",
-		       src,
-		       (long long)json_integer_value(
-			   json_object_get(s, "generation")),
-		       (long long)json_integer_value(
-			   json_object_get(s, "files")),
-		       (long long)json_integer_value(
-			   json_object_get(s, "reparsed")),
-		       (long long)json_integer_value(
-			   json_object_get(s, "added")),
-		       (long long)json_integer_value(
-			   json_object_get(s, "deleted")),
-		       (long long)json_integer_value(
-			   json_object_get(s, "skipped")));
+		printf(
+		    "%-20s generation %lld: %lld files, %lld re-indexed, "
+		    "%lld added, %lld deleted, %lld skipped",
+		    src,
+		    (long long)json_integer_value(
+		        json_object_get(s, "generation")),
+		    (long long)json_integer_value(json_object_get(s, "files")),
+		    (long long)json_integer_value(
+		        json_object_get(s, "reparsed")),
+		    (long long)json_integer_value(json_object_get(s, "added")),
+		    (long long)json_integer_value(
+		        json_object_get(s, "deleted")),
+		    (long long)json_integer_value(
+		        json_object_get(s, "skipped")));
 		if (json_is_string(json_object_get(s, "rebuild_reason")))
 			printf(" (rebuilt: %s)",
 			       json_string_value(
-				   json_object_get(s, "rebuild_reason")));
+			           json_object_get(s, "rebuild_reason")));
 		printf("\n");
 	}
 }
@@ -87,14 +88,14 @@ cmd_index(int argc, char **argv)
 		return cli_fail("index", &err);
 	if (cli_flag(&a, "help")) {
 		cli_usage("index", "[--workspace DIR | --config FILE] [--json]",
-			  "Indexes (incrementally) every wiki of a workspace.",
-			  index_opts, NOPTS(index_opts));
+		          "Indexes (incrementally) every wiki of a workspace.",
+		          index_opts, NOPTS(index_opts));
 		return 0;
 	}
 	if (a.npos > 0 || cli_get(&a, "gateway") != NULL) {
 		cg_err_set(&err, CG_EINVAL,
-			   a.npos ? "unexpected argument" :
-				    "a running gateway indexes by itself");
+		           a.npos ? "unexpected argument"
+		                  : "a running gateway indexes by itself");
 		return cli_fail("index", &err);
 	}
 	rc = cli_session_open(&ss, &a, &err);
@@ -135,7 +136,7 @@ parse_limit(const char *s, json_t *args, cg_err *err)
 	v = strtol(s, &end, 10);
 	if (end == s || *end != '\0' || v < 1 || v > 500)
 		return cg_err_set(err, CG_EINVAL,
-				  "invalid --limit '%s' (valid: 1-500)", s);
+		                  "invalid --limit '%s' (valid: 1-500)", s);
 	json_object_set_new(args, "limit", json_integer(v));
 	return 0;
 }
@@ -145,8 +146,10 @@ static int
 build_args(const cli_args *a, const char *text, json_t *args, cg_err *err)
 {
 	static const char *const strs[][2] = {
-	    {"category", "category"}, {"owner", "owner"},
-	    {"confidence", "confidence"}, {"updated-since", "updated_since"},
+	    {"category", "category"},
+	    {"owner", "owner"},
+	    {"confidence", "confidence"},
+	    {"updated-since", "updated_since"},
 	    {"tag", "tag"}};
 	const char **src = NULL;
 	size_t nsrc = cli_all(a, "source", &src);
@@ -154,8 +157,9 @@ build_args(const cli_args *a, const char *text, json_t *args, cg_err *err)
 	json_object_set_new(args, "q", json_string(text));
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (cli_get(a, strs[i][0]) != NULL)
-			json_object_set_new(args, strs[i][1],
-					    json_string(cli_get(a, strs[i][0])));
+			json_object_set_new(
+			    args, strs[i][1],
+			    json_string(cli_get(a, strs[i][0])));
 	if (nsrc > 0) {
 		json_t *l = json_array();
 
@@ -189,15 +193,15 @@ cmd_query(int argc, char **argv)
 	if (cli_flag(&a, "help")) {
 		json_decref(args);
 		cli_usage("query", "[options] [TEXT...]",
-			  "Searches every wiki of a workspace. The search is "
-			  "lexical; an empty\nresult does not prove absence "
-			  "(grep is the exhaustive path).",
-			  query_opts, NOPTS(query_opts));
+		          "Searches every wiki of a workspace. The search is "
+		          "lexical; an empty\nresult does not prove absence "
+		          "(grep is the exhaustive path).",
+		          query_opts, NOPTS(query_opts));
 		return 0;
 	}
 	text = query_text(&a);
 	rc = text ? build_args(&a, text, args, &err)
-		  : cg_err_set(&err, CG_ENOMEM, "out of memory");
+	          : cg_err_set(&err, CG_ENOMEM, "out of memory");
 	if (rc == 0)
 		rc = cli_session_open(&ss, &a, &err);
 	if (rc == 0)
@@ -206,7 +210,7 @@ cmd_query(int argc, char **argv)
 		rc = cli_session_call(&ss, "search", args, &ans, &err);
 	if (rc == 0 && report != NULL)
 		json_object_set(json_object_get(ans, "evidence"), "index",
-				report);
+		                report);
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)

@@ -33,7 +33,7 @@ usage(FILE *out)
 	fprintf(out, "usage: corpus-gw COMMAND [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name,
-			commands[i].help);
+		        commands[i].help);
 	fprintf(out, "\n`corpus-gw COMMAND --help` describes a command.\n");
 }
 

@@ -15,10 +15,12 @@ render_hit(size_t i, const json_t *h, bool explain)
 	const char *snip = cli_str(h, "snippet");
 
 	printf("%zu. %s\n", i + 1, cli_str(h, "title"));
-	printf("   %s/%s  %s:%lld-%lld\n", cli_str(h, "workspace"), cli_str(h, "source"),
-	       cli_str(h, "path"), (long long)json_integer_value(json_array_get(lr, 0)),
+	printf("   %s/%s  %s:%lld-%lld\n", cli_str(h, "workspace"),
+	       cli_str(h, "source"), cli_str(h, "path"),
+	       (long long)json_integer_value(json_array_get(lr, 0)),
 	       (long long)json_integer_value(json_array_get(lr, 1)));
-	printf("   %s", *cli_str(h, "category") ? cli_str(h, "category") : "uncategorised");
+	printf("   %s", *cli_str(h, "category") ? cli_str(h, "category")
+	                                        : "uncategorised");
 	if (*cli_str(h, "confidence"))
 		printf(" · %s confidence", cli_str(h, "confidence"));
 	if (*cli_str(h, "updated_at"))
@@ -62,8 +64,8 @@ render_related(const json_t *related)
 		printf("\nRelated via %s -> %s (%s)%s%s:\n", cli_str(b, "from"),
 		       cli_str(b, "to"), cli_str(b, "type"),
 		       *cli_str(b, "note") ? ": " : "", cli_str(b, "note"));
-		json_array_foreach(json_object_get(g, "entries"), k, e)
-		    printf("- %s  %s\n", cli_str(e, "title"), cli_str(e, "uri"));
+		json_array_foreach(json_object_get(g, "entries"), k, e) printf(
+		    "- %s  %s\n", cli_str(e, "title"), cli_str(e, "uri"));
 	}
 }
 
@@ -83,11 +85,10 @@ render_conflicts(const json_t *conflicts)
 
 		printf("- \"%s\": winner %s — %s\n", cli_str(c, "title"),
 		       cli_str(c, "winner"), cli_str(c, "resolution"));
-		json_array_foreach(json_object_get(c, "pages"), k, p)
-			printf("    %s (updated %s, confidence %s)\n",
-			       cli_str(p, "uri"),
-			       *cli_str(p, "updated_at") ? cli_str(p, "updated_at") : "-",
-			       *cli_str(p, "confidence") ? cli_str(p, "confidence") : "-");
+		json_array_foreach(json_object_get(c, "pages"), k, p) printf(
+		    "    %s (updated %s, confidence %s)\n", cli_str(p, "uri"),
+		    *cli_str(p, "updated_at") ? cli_str(p, "updated_at") : "-",
+		    *cli_str(p, "confidence") ? cli_str(p, "confidence") : "-");
 	}
 }
 
@@ -98,15 +99,17 @@ render_evidence(const json_t *ev)
 	size_t i;
 	const json_t *n;
 
-	printf("\n%lld hit(s); %lld candidate section(s) walked in %zu "
-	       "source(s)\n",
-	       (long long)json_integer_value(json_object_get(ev, "hits_returned")),
-	       (long long)json_integer_value(
-		   json_object_get(ev, "candidates_walked")),
-	       json_array_size(json_object_get(ev, "sources_asked")));
-	json_array_foreach(nodes, i, n)
-		if (strcmp(cli_str(n, "outcome"), "ok") != 0)
-			printf("  node %s: %s\n", cli_str(n, "node"), cli_str(n, "outcome"));
+	printf(
+	    "\n%lld hit(s); %lld candidate section(s) walked in %zu "
+	    "source(s)\n",
+	    (long long)json_integer_value(json_object_get(ev, "hits_returned")),
+	    (long long)json_integer_value(
+	        json_object_get(ev, "candidates_walked")),
+	    json_array_size(json_object_get(ev, "sources_asked")));
+	json_array_foreach(nodes, i,
+	                   n) if (strcmp(cli_str(n, "outcome"), "ok") != 0)
+	    printf("  node %s: %s\n", cli_str(n, "node"),
+	           cli_str(n, "outcome"));
 }
 
 void
@@ -117,8 +120,7 @@ cli_render_search(const json_t *ans, bool explain)
 	size_t i;
 	const json_t *h;
 
-	json_array_foreach(hits, i, h)
-		render_hit(i, h, explain);
+	json_array_foreach(hits, i, h) render_hit(i, h, explain);
 	if (json_array_size(hits) == 0)
 		printf("%s\n", cli_str(ans, "note"));
 	render_related(json_object_get(ans, "related"));
@@ -126,8 +128,9 @@ cli_render_search(const json_t *ans, bool explain)
 	if (json_array_size(fu) > 0) {
 		printf("\nFollowups:\n");
 		json_array_foreach(fu, i, h)
-			printf("- [%s] %s%s%s\n", cli_str(h, "kind"), cli_str(h, "message"),
-			       *cli_str(h, "uri") ? " " : "", cli_str(h, "uri"));
+		    printf("- [%s] %s%s%s\n", cli_str(h, "kind"),
+		           cli_str(h, "message"), *cli_str(h, "uri") ? " " : "",
+		           cli_str(h, "uri"));
 	}
 	render_evidence(json_object_get(ans, "evidence"));
 	if (explain)

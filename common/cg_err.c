@@ -36,22 +36,22 @@ static const struct {
 	const char *name;
 	int exit_code;
 	int http; /* status on the HTTP API; "denied" is reported as 404 so
-		     a hidden page and a missing one look the same */
+	             a hidden page and a missing one look the same */
 } code_table[] = {
-	{CG_OK, "ok", 0, 200},
-	{CG_ERR, "failure", 1, 500},
-	{CG_EINVAL, "invalid_input", 2, 400},
-	{CG_ENOPROV, "not_provisioned", 10, 503},
-	{CG_ENOMEM, "out_of_memory", 1, 500},
-	{CG_EIO, "io_error", 1, 500},
-	{CG_ECORRUPT, "corrupt_index", 1, 500},
-	{CG_ENOTFOUND, "not_found", 2, 404},
-	{CG_EDENIED, "denied", 2, 404},
-	{CG_ETOOBIG, "too_big", 2, 413},
-	{CG_EPARSE, "parse_error", 2, 400},
-	{CG_ETIMEDOUT, "timeout", 1, 504},
-	{CG_EUNAVAIL, "unavailable", 1, 503},
-	{CG_EPROTO, "bad_reply", 1, 502},
+    {CG_OK, "ok", 0, 200},
+    {CG_ERR, "failure", 1, 500},
+    {CG_EINVAL, "invalid_input", 2, 400},
+    {CG_ENOPROV, "not_provisioned", 10, 503},
+    {CG_ENOMEM, "out_of_memory", 1, 500},
+    {CG_EIO, "io_error", 1, 500},
+    {CG_ECORRUPT, "corrupt_index", 1, 500},
+    {CG_ENOTFOUND, "not_found", 2, 404},
+    {CG_EDENIED, "denied", 2, 404},
+    {CG_ETOOBIG, "too_big", 2, 413},
+    {CG_EPARSE, "parse_error", 2, 400},
+    {CG_ETIMEDOUT, "timeout", 1, 504},
+    {CG_EUNAVAIL, "unavailable", 1, 503},
+    {CG_EPROTO, "bad_reply", 1, 502},
 };
 
 const char *
@@ -84,8 +84,8 @@ cg_code_http(int code)
 int
 cg_code_from_name(const char *name)
 {
-	for (size_t i = 0; name != NULL &&
-			   i < sizeof(code_table) / sizeof(code_table[0]);
+	for (size_t i = 0;
+	     name != NULL && i < sizeof(code_table) / sizeof(code_table[0]);
 	     i++)
 		if (strcmp(code_table[i].name, name) == 0)
 			return code_table[i].code;

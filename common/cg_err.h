@@ -13,26 +13,26 @@
 
 enum cg_code {
 	CG_OK = 0,
-	CG_ERR = -1,	  /* other failure */
-	CG_EINVAL = -2,	  /* invalid input; the message says what is valid */
-	CG_ENOPROV = -3,  /* nothing provisioned to search */
-	CG_ENOMEM = -4,	  /* out of memory */
-	CG_EIO = -5,	  /* file system or OS error */
-	CG_ECORRUPT = -6, /* a derived artifact (index) is corrupt */
-	CG_ENOTFOUND = -7, /* no such page, source or uri */
-	CG_EDENIED = -8,  /* refused: outside a root, or not granted */
-	CG_ETOOBIG = -9,  /* input larger than its cap */
-	CG_EPARSE = -10,  /* malformed input (YAML, JSON, message) */
+	CG_ERR = -1,        /* other failure */
+	CG_EINVAL = -2,     /* invalid input; the message says what is valid */
+	CG_ENOPROV = -3,    /* nothing provisioned to search */
+	CG_ENOMEM = -4,     /* out of memory */
+	CG_EIO = -5,        /* file system or OS error */
+	CG_ECORRUPT = -6,   /* a derived artifact (index) is corrupt */
+	CG_ENOTFOUND = -7,  /* no such page, source or uri */
+	CG_EDENIED = -8,    /* refused: outside a root, or not granted */
+	CG_ETOOBIG = -9,    /* input larger than its cap */
+	CG_EPARSE = -10,    /* malformed input (YAML, JSON, message) */
 	CG_ETIMEDOUT = -11, /* deadline passed */
-	CG_EUNAVAIL = -12, /* a peer is unreachable */
-	CG_EPROTO = -13,  /* protocol mismatch or bad reply */
+	CG_EUNAVAIL = -12,  /* a peer is unreachable */
+	CG_EPROTO = -13,    /* protocol mismatch or bad reply */
 };
 
 #define CG_ERR_MSG_MAX 512
 
 /* Caller-owned error: a code and a fixed message buffer. */
 typedef struct cg_err {
-	int code;		    /* enum cg_code, 0 when unset */
+	int code;                 /* enum cg_code, 0 when unset */
 	char msg[CG_ERR_MSG_MAX]; /* NUL-terminated, "" when unset */
 } cg_err;
 

@@ -19,8 +19,7 @@
 #include <unistd.h>
 
 int
-cg_file_read(const char *path, size_t max, char **out, size_t *len,
-	     cg_err *err)
+cg_file_read(const char *path, size_t max, char **out, size_t *len, cg_err *err)
 {
 	struct stat st;
 	char *buf = NULL;
@@ -35,13 +34,12 @@ cg_file_read(const char *path, size_t max, char **out, size_t *len,
 	if (fd < 0) {
 		if (errno == ELOOP)
 			return cg_err_set(err, CG_EDENIED,
-					  "%s: is a symlink, not followed",
-					  path);
+			                  "%s: is a symlink, not followed",
+			                  path);
 		if (errno == ENOENT)
 			return cg_err_set(err, CG_ENOTFOUND, "%s: not found",
-					  path);
-		return cg_err_set(err, CG_EIO, "%s: %s", path,
-				  strerror(errno));
+			                  path);
+		return cg_err_set(err, CG_EIO, "%s: %s", path, strerror(errno));
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		rc = cg_err_set(err, CG_EINVAL, "%s: not a regular file", path);
@@ -49,8 +47,8 @@ cg_file_read(const char *path, size_t max, char **out, size_t *len,
 	}
 	if ((uint64_t)st.st_size > max) {
 		rc = cg_err_set(err, CG_ETOOBIG,
-				"%s: %lld bytes, over the %zu byte limit", path,
-				(long long)st.st_size, max);
+		                "%s: %lld bytes, over the %zu byte limit", path,
+		                (long long)st.st_size, max);
 		goto out_close;
 	}
 	buf = malloc((size_t)st.st_size + 1);
@@ -65,7 +63,7 @@ cg_file_read(const char *path, size_t max, char **out, size_t *len,
 			continue;
 		if (n < 0) {
 			rc = cg_err_set(err, CG_EIO, "%s: %s", path,
-					strerror(errno));
+			                strerror(errno));
 			goto out_free;
 		}
 		if (n == 0)
@@ -86,7 +84,7 @@ out_close:
 
 int
 cg_file_write_atomic(const char *path, const void *data, size_t len,
-		     cg_err *err)
+                     cg_err *err)
 {
 	char tmp[PATH_MAX];
 	const char *p = data;
@@ -107,7 +105,7 @@ cg_file_write_atomic(const char *path, const void *data, size_t len,
 			close(fd);
 			unlink(tmp);
 			return cg_err_set(err, CG_EIO, "%s: %s", tmp,
-					  strerror(errno));
+			                  strerror(errno));
 		}
 		p += n;
 		len -= (size_t)n;
@@ -149,7 +147,7 @@ cg_mkdir_p(const char *dir, cg_err *err)
 
 	if (n == 0 || n >= sizeof(path))
 		return cg_err_set(err, CG_EINVAL, "bad directory path '%s'",
-				  dir);
+		                  dir);
 	memcpy(path, dir, n + 1);
 	for (size_t i = 1; i <= n; i++) {
 		if (path[i] != '/' && path[i] != '\0')
@@ -157,7 +155,7 @@ cg_mkdir_p(const char *dir, cg_err *err)
 		path[i] = '\0';
 		if (mkdir(path, 0755) != 0 && errno != EEXIST)
 			return cg_err_set(err, CG_EIO, "mkdir %s: %s", path,
-					  strerror(errno));
+			                  strerror(errno));
 		if (i < n)
 			path[i] = '/';
 	}
@@ -232,6 +230,6 @@ cg_default_cache_dir(void)
 		return strdup(path);
 	}
 	(void)snprintf(path, sizeof(path), "/tmp/corpus-gw-%ld",
-		       (long)getuid());
+	               (long)getuid());
 	return strdup(path);
 }

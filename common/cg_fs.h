@@ -18,11 +18,11 @@
  * CG_EDENIED.  A file larger than max gives CG_ETOOBIG.
  */
 int cg_file_read(const char *path, size_t max, char **out, size_t *len,
-		 cg_err *err);
+                 cg_err *err);
 
 /* Writes data to path through a temporary file and rename(2). */
 int cg_file_write_atomic(const char *path, const void *data, size_t len,
-			 cg_err *err);
+                         cg_err *err);
 
 /* Returns a malloc'd "a/b"; a trailing slash on a is not doubled. */
 char *cg_path_join(const char *a, const char *b);

@@ -29,7 +29,7 @@ bool cg_utf8_valid(const char *p, size_t n);
  * replacements (may be NULL).  NULL on allocation failure.
  */
 char *cg_utf8_sanitize(const char *p, size_t n, size_t *out_len,
-		       size_t *nfixed);
+                       size_t *nfixed);
 
 /* Length of the longest prefix of p (at most max bytes) that does not cut
  * a code point in half. */

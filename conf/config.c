@@ -21,7 +21,7 @@
 /* Unknown keys are errors, naming the file and the valid keys. */
 static int
 check_keys(const json_t *obj, const char *const *valid, const char *where,
-	   const char *file, cg_err *err)
+           const char *file, cg_err *err)
 {
 	char what[96];
 	cg_err e;

@@ -43,24 +43,24 @@ typedef struct cg_conf_workspace {
 
 typedef struct cg_conf_node {
 	char *name;
-	char *url;	 /* nng address */
+	char *url;       /* nng address */
 	char *workspace; /* workspace its sources belong to */
-	char **sources;	 /* NULL-terminated */
+	char **sources;  /* NULL-terminated */
 	size_t nsources;
 } cg_conf_node;
 
 typedef struct cg_conf_token {
 	char *name;
-	char *secret;	/* from the environment or a file; never logged */
-	json_t *allow;	/* array of uri globs, or NULL: everything */
-	json_t *deny;	/* array of uri globs, or NULL */
+	char *secret;  /* from the environment or a file; never logged */
+	json_t *allow; /* array of uri globs, or NULL: everything */
+	json_t *deny;  /* array of uri globs, or NULL */
 } cg_conf_token;
 
 typedef struct cg_config {
-	char *path;	   /* the file read */
-	char *listen;	   /* default http://127.0.0.1:7700 */
-	int deadline_ms;   /* default 800 */
-	char *cache;	   /* NULL: the default cache directory */
+	char *path;      /* the file read */
+	char *listen;    /* default http://127.0.0.1:7700 */
+	int deadline_ms; /* default 800 */
+	char *cache;     /* NULL: the default cache directory */
 	cg_conf_workspace *workspaces;
 	size_t nworkspaces;
 	cg_conf_node *nodes;

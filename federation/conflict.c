@@ -85,7 +85,7 @@ better(const json_t *a, const json_t *b, char *why, size_t n)
 		const json_t *w = supersedes(a, b) ? a : b;
 
 		(void)snprintf(why, n, "supersedes wins (%s names %s)",
-			       str(w, "path"), str(w == a ? b : a, "path"));
+		               str(w, "path"), str(w == a ? b : a, "path"));
 		return w;
 	}
 	cmp = strcmp(str(a, "updated_at"), str(b, "updated_at"));
@@ -93,13 +93,13 @@ better(const json_t *a, const json_t *b, char *why, size_t n)
 		int ca = conf_rank(str(a, "confidence"));
 		int cb = conf_rank(str(b, "confidence"));
 		const json_t *w = ca != cb ? (ca > cb ? a : b)
-				  : strcmp(str(a, "uri"), str(b, "uri")) <= 0
-				      ? a
-				      : b;
+		                  : strcmp(str(a, "uri"), str(b, "uri")) <= 0
+		                      ? a
+		                      : b;
 
 		(void)snprintf(why, n, "same date, higher confidence wins (%s)",
-			       ca != cb ? str(w, "confidence")
-					: "tie broken by uri");
+		               ca != cb ? str(w, "confidence")
+		                        : "tie broken by uri");
 		return w;
 	}
 	newer = cmp > 0 ? a : b;
@@ -107,14 +107,14 @@ better(const json_t *a, const json_t *b, char *why, size_t n)
 	if (strcmp(str(older, "confidence"), "high") == 0 &&
 	    strcmp(str(newer, "confidence"), "high") != 0) {
 		(void)snprintf(why, n, "older wins (high > %s)",
-			       *str(newer, "confidence")
-				   ? str(newer, "confidence")
-				   : "unset");
+		               *str(newer, "confidence")
+		                   ? str(newer, "confidence")
+		                   : "unset");
 		return older;
 	}
 	(void)snprintf(why, n, "newer wins (%s > %s)", str(newer, "updated_at"),
-		       *str(older, "updated_at") ? str(older, "updated_at")
-						 : "undated");
+	               *str(older, "updated_at") ? str(older, "updated_at")
+	                                         : "undated");
 	return newer;
 }
 
@@ -132,17 +132,16 @@ conflict_of(const json_t *group)
 		if (i > 0)
 			winner = better(winner, p, why, sizeof(why));
 		json_array_append_new(
-		    pages,
-		    json_pack("{s:s, s:s, s:s, s:s, s:s}", "uri", str(p, "uri"),
-			      "source", str(p, "source"), "path",
-			      str(p, "path"), "updated_at",
-			      str(p, "updated_at"), "confidence",
-			      str(p, "confidence")));
+		    pages, json_pack("{s:s, s:s, s:s, s:s, s:s}", "uri",
+		                     str(p, "uri"), "source", str(p, "source"),
+		                     "path", str(p, "path"), "updated_at",
+		                     str(p, "updated_at"), "confidence",
+		                     str(p, "confidence")));
 	}
 	return json_pack("{s:s, s:s, s:o, s:s, s:s}", "claim_key",
-			 str(winner, "claim_key"), "title", str(winner, "title"),
-			 "pages", pages, "winner", str(winner, "uri"),
-			 "resolution", why);
+	                 str(winner, "claim_key"), "title",
+	                 str(winner, "title"), "pages", pages, "winner",
+	                 str(winner, "uri"), "resolution", why);
 }
 
 /* True when the group holds at least two different bodies. */
@@ -153,9 +152,8 @@ bodies_differ(const json_t *group)
 	size_t i;
 	const json_t *p;
 
-	json_array_foreach(group, i, p)
-		if (strcmp(str(p, "body_hash"), first) != 0)
-			return 1;
+	json_array_foreach(
+	    group, i, p) if (strcmp(str(p, "body_hash"), first) != 0) return 1;
 	return 0;
 }
 
@@ -184,14 +182,15 @@ cg_conflicts_find(const json_t *pages)
 			g = json_array();
 			json_object_set_new(groups, k, g);
 		}
-		json_array_foreach(g, j, q)
-			dup |= strcmp(str(q, "uri"), str(p, "uri")) == 0;
+		json_array_foreach(g, j, q) dup |=
+		    strcmp(str(q, "uri"), str(p, "uri")) == 0;
 		if (!dup)
 			json_array_append(g, (json_t *)p);
 	}
-	json_object_foreach(groups, key, group)
-		if (json_array_size(group) >= 2 && bodies_differ(group))
-			json_array_append_new(out, conflict_of(group));
+	json_object_foreach(groups, key,
+	                    group) if (json_array_size(group) >= 2 &&
+	                               bodies_differ(group))
+	    json_array_append_new(out, conflict_of(group));
 	json_decref(groups);
 	return out;
 }

@@ -22,8 +22,8 @@ struct cg_embed {
 };
 
 static void
-direct_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
-		 cg_err *errs, size_t n, int deadline_ms)
+direct_broadcast(void *ctx, json_t *const *reqs, json_t **replies, cg_err *errs,
+                 size_t n, int deadline_ms)
 {
 	cg_embed *e = ctx;
 
@@ -42,14 +42,14 @@ open_nodes(cg_embed *e, const char *cache_dir, cg_err *err)
 {
 	int rc = 0;
 
-	e->nodes = calloc(e->ws.nsources ? e->ws.nsources : 1,
-			  sizeof(*e->nodes));
+	e->nodes =
+	    calloc(e->ws.nsources ? e->ws.nsources : 1, sizeof(*e->nodes));
 	if (e->nodes == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	for (size_t i = 0; i < e->ws.nsources && rc == 0; i++) {
 		const cg_source *s = &e->ws.sources[i];
 		cg_node_source ns = {s->name, s->repo, s->wiki, s->corpus_kind,
-				     s->registrar};
+		                     s->registrar};
 		cg_node_opts o = {s->name, cache_dir, &ns, 1};
 
 		rc = cg_node_new(&e->nodes[i], &o, err);
@@ -63,8 +63,7 @@ static int
 open_fed(cg_embed *e, cg_err *err)
 {
 	cg_fed_node *fn = calloc(e->nnodes ? e->nnodes : 1, sizeof(*fn));
-	const char **names = calloc(e->nnodes ? e->nnodes : 1,
-				    sizeof(*names));
+	const char **names = calloc(e->nnodes ? e->nnodes : 1, sizeof(*names));
 	cg_fed_opts o;
 	int rc;
 
@@ -86,7 +85,7 @@ open_fed(cg_embed *e, cg_err *err)
 
 int
 cg_embed_open(cg_embed **out, const char *dir, const char *cache_dir,
-	      cg_err *err)
+              cg_err *err)
 {
 	cg_embed *e = calloc(1, sizeof(*e));
 	int rc;

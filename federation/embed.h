@@ -16,11 +16,10 @@ typedef struct cg_embed cg_embed;
 
 /* Opens the workspace at dir with indexes under cache_dir. */
 int cg_embed_open(cg_embed **out, const char *dir, const char *cache_dir,
-		  cg_err *err);
+                  cg_err *err);
 void cg_embed_free(cg_embed *e);
 
 cg_fed *cg_embed_fed(cg_embed *e);
 const cg_workspace *cg_embed_workspace(const cg_embed *e);
-
 
 #endif

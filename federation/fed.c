@@ -12,16 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acl.h"
 #include "cg_buf.h"
 #include "cg_time.h"
-#include "acl.h"
 #include "conflict.h"
 #include "fed_corpus.h"
 #include "node.h"
 #include "query.h"
 
 #define FED_DEFAULT_LIMIT 20
-#define FED_MAX_LIMIT 500
+#define FED_MAX_LIMIT     500
 
 struct cg_fed {
 	char *workspace;
@@ -30,10 +30,10 @@ struct cg_fed {
 	cg_fed_broadcast_fn broadcast;
 	void *ctx;
 	int deadline_ms;
-	json_t *strs; /* owns every string of nodes[] */
+	json_t *strs;         /* owns every string of nodes[] */
 	atomic_llong next_id; /* request ids; broadcasts run concurrently */
 	const cg_acl *acl;    /* a view's access policy, sent to every node */
-	int is_view;	      /* shares everything above with its base */
+	int is_view;          /* shares everything above with its base */
 };
 
 /* One round: per node, the reply's result or why there is none. */
@@ -62,12 +62,11 @@ cg_fed_new(cg_fed **out, const cg_fed_opts *o, cg_err *err)
 	}
 	for (size_t i = 0; i < o->nnodes; i++) {
 		json_t *names = json_array();
-		const char **v =
-		    calloc(o->nodes[i].nsources + 1, sizeof(*v));
+		const char **v = calloc(o->nodes[i].nsources + 1, sizeof(*v));
 		json_t *nm = json_string(o->nodes[i].name);
-		json_t *ws = json_string(o->nodes[i].workspace
-					     ? o->nodes[i].workspace
-					     : o->workspace);
+		json_t *ws =
+		    json_string(o->nodes[i].workspace ? o->nodes[i].workspace
+		                                      : o->workspace);
 
 		json_array_append_new(f->strs, nm);
 		json_array_append_new(f->strs, ws);
@@ -93,7 +92,7 @@ cg_fed_new(cg_fed **out, const cg_fed_opts *o, cg_err *err)
 
 int
 cg_fed_view_new(cg_fed **out, const cg_fed *base, const cg_acl *acl,
-		cg_err *err)
+                cg_err *err)
 {
 	cg_fed *v = malloc(sizeof(*v));
 
@@ -158,14 +157,14 @@ valid_sources(const cg_fed *f, cg_buf *b)
 	for (size_t i = 0; i < f->nnodes; i++)
 		for (size_t k = 0; k < f->nodes[i].nsources; k++)
 			(void)cg_buf_printf(b, "%s%s/%s", b->len ? ", " : "",
-					    f->nodes[i].workspace,
-					    f->nodes[i].sources[k]);
+			                    f->nodes[i].workspace,
+			                    f->nodes[i].sources[k]);
 }
 
 /* Per node: a new array of the sources in scope, or NULL to skip it. */
 static int
 resolve_scope(const cg_fed *f, const cg_search_req *r, json_t **scope,
-	      cg_err *err)
+              cg_err *err)
 {
 	for (size_t s = 0; s < r->nsources; s++) {
 		bool found = false;
@@ -179,8 +178,8 @@ resolve_scope(const cg_fed *f, const cg_search_req *r, json_t **scope,
 			cg_buf_init(&b, 8192);
 			valid_sources(f, &b);
 			rc = cg_err_set(err, CG_EINVAL,
-					"unknown source '%s' (valid: %s)",
-					r->sources[s], cg_buf_str(&b));
+			                "unknown source '%s' (valid: %s)",
+			                r->sources[s], cg_buf_str(&b));
 			cg_buf_fini(&b);
 			return rc;
 		}
@@ -193,8 +192,8 @@ resolve_scope(const cg_fed *f, const cg_search_req *r, json_t **scope,
 
 			for (size_t s = 0; s < r->nsources && !in; s++)
 				in = scope_match(&f->nodes[i],
-						 f->nodes[i].sources[k],
-						 r->sources[s]);
+				                 f->nodes[i].sources[k],
+				                 r->sources[s]);
 			if (in)
 				json_array_append_new(
 				    a, json_string(f->nodes[i].sources[k]));
@@ -239,7 +238,7 @@ op_deadline(const cg_fed *f, const char *op)
  * every node in scope. */
 static int
 round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
-	  json_t *const *scope, cg_err *err)
+          json_t *const *scope, cg_err *err)
 {
 	r->n = f->nnodes;
 	r->reqs = calloc(r->n ? r->n : 1, sizeof(*r->reqs));
@@ -256,7 +255,8 @@ round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 		json_object_set(a, "sources", scope[i]);
 		if (cg_acl_active(f->acl))
 			json_object_set_new(
-			    a, "acl", cg_acl_json(f->acl, f->nodes[i].workspace));
+			    a, "acl",
+			    cg_acl_json(f->acl, f->nodes[i].workspace));
 		r->reqs[i] = json_pack(
 		    "{s:i, s:I, s:s, s:i, s:o}", "v", CG_PROTO_VERSION, "id",
 		    (json_int_t)(atomic_fetch_add(&f->next_id, 1) + 1), "op",
@@ -264,7 +264,7 @@ round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 	}
 	r->ms = cg_mono_ms_f();
 	f->broadcast(f->ctx, r->reqs, r->replies, r->errs, r->n,
-		     op_deadline(f, op));
+	             op_deadline(f, op));
 	r->ms = cg_mono_ms_f() - r->ms;
 	return 0;
 }
@@ -306,16 +306,16 @@ struct search_ctx {
 	const cg_search_req *req;
 	cg_query q;
 	int limit;
-	json_t **scope;	   /* per node */
-	json_t *nodes;	   /* evidence: per-node outcome */
-	json_t *answered;  /* sources that answered */
-	json_t *asked;	   /* sources asked */
+	json_t **scope;   /* per node */
+	json_t *nodes;    /* evidence: per-node outcome */
+	json_t *answered; /* sources that answered */
+	json_t *asked;    /* sources asked */
 	json_t *followups;
 	json_t *per_source;
-	json_t *synced;	   /* per source: what the sync round did */
-	bool no_terms;	   /* text without a searchable word, no filter */
+	json_t *synced; /* per source: what the sync round did */
+	bool no_terms;  /* text without a searchable word, no filter */
 	int64_t walked;
-	bool corpora; /* a node holds a corpus in scope */
+	bool corpora;   /* a node holds a corpus in scope */
 	json_t *rounds; /* evidence: [{op, ms, slowest_node_ms}] */
 };
 
@@ -329,8 +329,8 @@ account(struct search_ctx *c, const struct round *r, const char *op)
 
 	for (size_t i = 0; i < r->n; i++) {
 		json_t *n = json_object_get(c->nodes, c->f->nodes[i].name);
-		double ms = json_number_value(
-		    json_object_get(r->replies[i], "ms"));
+		double ms =
+		    json_number_value(json_object_get(r->replies[i], "ms"));
 
 		if (r->replies[i] == NULL || n == NULL)
 			continue;
@@ -339,11 +339,11 @@ account(struct search_ctx *c, const struct round *r, const char *op)
 		json_object_set_new(
 		    n, "ms",
 		    json_real(json_number_value(json_object_get(n, "ms")) +
-			      ms));
+		              ms));
 	}
 	json_array_append_new(c->rounds,
-			      json_pack("{s:s, s:f, s:f}", "op", op, "ms",
-					r->ms, "slowest_node_ms", slowest));
+	                      json_pack("{s:s, s:f, s:f}", "op", op, "ms",
+	                                r->ms, "slowest_node_ms", slowest));
 }
 
 static void
@@ -392,7 +392,7 @@ stats_round(struct search_ctx *c, cg_gstats *g, cg_err *err)
 		retire(c, i, code, msg);
 		if (res != NULL &&
 		    cg_gstats_from_json(&s, json_object_get(res, "stats"),
-					c->q.n) == 0)
+		                        c->q.n) == 0)
 			cg_gstats_add(g, &s);
 	}
 	if (rc == 0)
@@ -409,8 +409,8 @@ cg_fed_tag(json_t *h, const char *ws)
 	char uri[4096];
 
 	(void)snprintf(uri, sizeof(uri), "cg://%s/%s/%s", ws,
-		       json_string_value(json_object_get(h, "source")),
-		       json_string_value(json_object_get(h, "path")));
+	               json_string_value(json_object_get(h, "source")),
+	               json_string_value(json_object_get(h, "path")));
 	json_object_set_new(h, "uri", json_string(uri));
 	json_object_set_new(h, "workspace", json_string(ws));
 }
@@ -423,7 +423,7 @@ tag_item(const cg_fed *f, size_t node, json_t *h)
 
 static void
 take_search_result(struct search_ctx *c, size_t node, const json_t *res,
-		   json_t *hits)
+                   json_t *hits)
 {
 	const json_t *per = json_object_get(res, "per_source");
 	const char *key;
@@ -456,13 +456,12 @@ take_search_result(struct search_ctx *c, size_t node, const json_t *res,
 
 static int
 search_round(struct search_ctx *c, const cg_gstats *g, json_t *hits,
-	     cg_err *err)
+             cg_err *err)
 {
 	struct round r = {0};
-	json_t *args = json_pack(
-	    "{s:s, s:o, s:i, s:b}", "q", c->req->text, "filters",
-	    cg_filters_json(&c->req->filters), "limit", c->limit, "explain",
-	    c->req->explain);
+	json_t *args = json_pack("{s:s, s:o, s:i, s:b}", "q", c->req->text,
+	                         "filters", cg_filters_json(&c->req->filters),
+	                         "limit", c->limit, "explain", c->req->explain);
 	int rc;
 
 	if (c->q.n > 0)
@@ -505,10 +504,10 @@ s_of(const json_t *h, const char *k)
 static int
 conf_rank(const char *c)
 {
-	return strcmp(c, "high") == 0	  ? 3
+	return strcmp(c, "high") == 0     ? 3
 	       : strcmp(c, "medium") == 0 ? 2
-	       : strcmp(c, "low") == 0	  ? 1
-					  : 0;
+	       : strcmp(c, "low") == 0    ? 1
+	                                  : 0;
 }
 
 /* SPEC 4.1 order: class, score, updated_at, confidence; uri last. */
@@ -587,16 +586,16 @@ fed_search_prepare(struct search_ctx *c, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
 	if (c->f->nnodes == 0)
 		return cg_err_set(err, CG_ENOPROV,
-				  "nothing provisioned to search: no wiki "
-				  "found (expected .guild/wiki/ in the "
-				  "workspace or its sub-guilds)");
+		                  "nothing provisioned to search: no wiki "
+		                  "found (expected .guild/wiki/ in the "
+		                  "workspace or its sub-guilds)");
 	rc = cg_filters_validate(&r->filters, err);
 	if (rc != 0)
 		return rc;
 	if (r->limit < 0 || r->limit > FED_MAX_LIMIT)
 		return cg_err_set(err, CG_EINVAL,
-				  "invalid limit %d (valid: 1-%d)", r->limit,
-				  FED_MAX_LIMIT);
+		                  "invalid limit %d (valid: 1-%d)", r->limit,
+		                  FED_MAX_LIMIT);
 	c->limit = r->limit ? r->limit : FED_DEFAULT_LIMIT;
 	rc = cg_query_parse(&c->q, r->text ? r->text : "", err);
 	if (rc != 0)
@@ -604,17 +603,17 @@ fed_search_prepare(struct search_ctx *c, cg_err *err)
 	c->no_terms = c->q.n == 0 && !cg_filters_any(&r->filters);
 	if (c->no_terms && (r->text == NULL || *r->text == '\0'))
 		return cg_err_set(err, CG_EINVAL,
-				  "empty query: give search text, or a "
-				  "filter (category, owner, confidence, "
-				  "updated_since, tag)");
+		                  "empty query: give search text, or a "
+		                  "filter (category, owner, confidence, "
+		                  "updated_since, tag)");
 	rc = resolve_scope(c->f, r, c->scope, err);
 	for (size_t i = 0; rc == 0 && i < c->f->nnodes; i++) {
 		if (c->scope[i] == NULL)
 			continue;
 		json_array_extend(c->asked, c->scope[i]);
 		json_object_set_new(c->nodes, c->f->nodes[i].name,
-				    json_pack("{s:O, s:s}", "sources",
-					      c->scope[i], "outcome", "ok"));
+		                    json_pack("{s:O, s:s}", "sources",
+		                              c->scope[i], "outcome", "ok"));
 	}
 	return rc;
 }
@@ -641,7 +640,7 @@ fed_sync_scope(struct search_ctx *c, cg_err *err)
 			note_outcome(c, i, code, msg);
 		if (res != NULL)
 			json_object_update(c->synced,
-					   json_object_get(res, "sources"));
+			                   json_object_get(res, "sources"));
 	}
 	json_decref(args);
 	round_fini(&r);
@@ -659,9 +658,9 @@ claims_round(struct search_ctx *c, const json_t *hits)
 	size_t i;
 	const json_t *h;
 
-	json_array_foreach(hits, i, h)
-		if (json_is_string(json_object_get(h, "claim_key")))
-			json_array_append(keys, json_object_get(h, "claim_key"));
+	json_array_foreach(
+	    hits, i, h) if (json_is_string(json_object_get(h, "claim_key")))
+	    json_array_append(keys, json_object_get(h, "claim_key"));
 	if (json_array_size(keys) == 0) {
 		json_decref(keys);
 		return pages;
@@ -693,7 +692,7 @@ static void
 add_followup(json_t *fu, const char *kind, const char *uri, const char *msg)
 {
 	json_array_append_new(fu, json_pack("{s:s, s:s?, s:s}", "kind", kind,
-					    "uri", uri, "message", msg));
+	                                    "uri", uri, "message", msg));
 }
 
 static void
@@ -707,11 +706,11 @@ conflict_followups(json_t *fu, const json_t *conflicts)
 		char msg[1024];
 
 		(void)snprintf(msg, sizeof(msg),
-			       "%zu pages disagree on '%s'; winner %s (%s). "
-			       "Run a wiki lint pass to reconcile them.",
-			       json_array_size(json_object_get(cf, "pages")),
-			       s_of(cf, "title"), s_of(cf, "winner"),
-			       s_of(cf, "resolution"));
+		               "%zu pages disagree on '%s'; winner %s (%s). "
+		               "Run a wiki lint pass to reconcile them.",
+		               json_array_size(json_object_get(cf, "pages")),
+		               s_of(cf, "title"), s_of(cf, "winner"),
+		               s_of(cf, "resolution"));
 		add_followup(fu, "conflict", s_of(cf, "winner"), msg);
 	}
 }
@@ -735,20 +734,24 @@ assumptions(const struct search_ctx *c)
 {
 	json_t *a = json_array();
 
-	json_array_append_new(a, json_string(
-	    "case-insensitive and diacritic-insensitive word match"));
-	json_array_append_new(a, json_string(
-	    "CJK text matched as character sequences (any substring)"));
-	json_array_append_new(a, json_string(
-	    "no stemming and no prefix match: the index is lexical"));
+	json_array_append_new(
+	    a, json_string(
+	           "case-insensitive and diacritic-insensitive word match"));
+	json_array_append_new(
+	    a, json_string(
+	           "CJK text matched as character sequences (any substring)"));
+	json_array_append_new(
+	    a, json_string(
+	           "no stemming and no prefix match: the index is lexical"));
 	if (c->req->limit == 0)
 		json_array_append_new(a, json_string("limit defaulted to 20"));
 	if (c->req->nsources == 0)
-		json_array_append_new(a, json_string(
-		    "scope defaulted to every source of the workspace"));
+		json_array_append_new(
+		    a, json_string(
+		           "scope defaulted to every source of the workspace"));
 	if (c->q.truncated)
-		json_array_append_new(a, json_string(
-		    "query cut to its first 32 terms"));
+		json_array_append_new(
+		    a, json_string("query cut to its first 32 terms"));
 	return a;
 }
 
@@ -772,14 +775,14 @@ evidence(const struct search_ctx *c, size_t nhits)
 		json_array_append_new(nodes, n);
 	}
 	return json_pack("{s:s, s:o, s:o, s:I, s:I, s:O, s:O, s:O, s:o, s:b, "
-			 "s:O}",
-			 "query", c->req->text ? c->req->text : "", "terms",
-			 terms, "filters", json_object(), "candidates_walked",
-			 (json_int_t)c->walked, "hits_returned",
-			 (json_int_t)nhits, "per_source", c->per_source,
-			 "sources_asked", c->asked, "sources_answered",
-			 c->answered, "nodes", nodes, "degraded", degraded,
-			 "rounds", c->rounds);
+	                 "s:O}",
+	                 "query", c->req->text ? c->req->text : "", "terms",
+	                 terms, "filters", json_object(), "candidates_walked",
+	                 (json_int_t)c->walked, "hits_returned",
+	                 (json_int_t)nhits, "per_source", c->per_source,
+	                 "sources_asked", c->asked, "sources_answered",
+	                 c->answered, "nodes", nodes, "degraded", degraded,
+	                 "rounds", c->rounds);
 }
 
 static json_t *
@@ -796,25 +799,25 @@ fed_answer(struct search_ctx *c, json_t *hits, cg_err *err)
 	conflict_followups(c->followups, conflicts);
 	clean_hits(hits);
 	ans = json_pack("{s:s, s:o, s:i, s:O, s:o, s:o, s:o, s:O, s:[]}",
-			"query", c->req->text ? c->req->text : "", "filters",
-			cg_filters_json(&c->req->filters), "limit", c->limit,
-			"hits", hits, "conflicts", conflicts, "evidence", ev,
-			"assumptions", assumptions(c), "followups",
-			c->followups, "changed_files");
+	                "query", c->req->text ? c->req->text : "", "filters",
+	                cg_filters_json(&c->req->filters), "limit", c->limit,
+	                "hits", hits, "conflicts", conflicts, "evidence", ev,
+	                "assumptions", assumptions(c), "followups",
+	                c->followups, "changed_files");
 	if (ans != NULL && c->no_terms)
 		json_object_set_new(
 		    ans, "note",
 		    json_string("The query has no searchable word (only "
-				"punctuation or operators), so nothing was "
-				"searched. Use grep to match such text "
-				"literally."));
+		                "punctuation or operators), so nothing was "
+		                "searched. Use grep to match such text "
+		                "literally."));
 	else if (ans != NULL && json_array_size(hits) == 0)
 		json_object_set_new(
 		    ans, "note",
 		    json_string("No hits. The index is lexical: an empty "
-				"result does not prove the corpora lack the "
-				"topic. Try other words, or grep "
-				"(exhaustive, never misses a literal match)."));
+		                "result does not prove the corpora lack the "
+		                "topic. Try other words, or grep "
+		                "(exhaustive, never misses a literal match)."));
 	json_decref(claims);
 	return ans;
 }
@@ -849,10 +852,10 @@ cg_fed_search(cg_fed *f, const cg_search_req *req, json_t **out, cg_err *err)
 			rc = cg_err_set(err, CG_ENOMEM, "fed: out of memory");
 	}
 	if (rc == 0 && c.corpora)
-		json_object_set_new(*out, "related",
-				    cg_fed_corpus_related(f, req, graph,
-							  json_object_get(*out,
-									  "hits")));
+		json_object_set_new(
+		    *out, "related",
+		    cg_fed_corpus_related(f, req, graph,
+		                          json_object_get(*out, "hits")));
 	json_decref(graph);
 	json_decref(hits);
 	json_decref(all);
@@ -882,9 +885,9 @@ cg_fed_sync(cg_fed *f, json_t **out, cg_err *err)
 		json_decref(args);
 		free(c.scope);
 		return cg_err_set(err, CG_ENOPROV,
-				  "nothing provisioned to index: no wiki "
-				  "found (expected .guild/wiki/ in the "
-				  "workspace or its sub-guilds)");
+		                  "nothing provisioned to index: no wiki "
+		                  "found (expected .guild/wiki/ in the "
+		                  "workspace or its sub-guilds)");
 	}
 	rc = resolve_scope(f, &req, c.scope, err);
 	if (rc == 0)
@@ -901,7 +904,7 @@ cg_fed_sync(cg_fed *f, json_t **out, cg_err *err)
 				    *out, json_object_get(res, "sources"));
 			else if (code != 0 && rc == 0)
 				rc = cg_err_set(err, code, "node %s: %s",
-						f->nodes[i].name, msg);
+				                f->nodes[i].name, msg);
 		}
 	}
 	round_fini(&r);
@@ -921,7 +924,7 @@ cg_fed_workspace(const cg_fed *f)
 /* Adds node i's outcome (and result) to the answer of cg_fed_call. */
 static int
 call_collect(const cg_fed *f, const struct round *r, size_t i,
-	     json_t *const *scope, json_t *nodes, cg_err *err)
+             json_t *const *scope, json_t *nodes, cg_err *err)
 {
 	int code;
 	const char *msg;
@@ -934,8 +937,8 @@ call_collect(const cg_fed *f, const struct round *r, size_t i,
 	if (code == CG_EINVAL)
 		return cg_err_set(err, CG_EINVAL, "%s", msg);
 	n = json_pack("{s:s, s:s, s:O, s:s}", "node", f->nodes[i].name,
-		      "workspace", f->nodes[i].workspace, "sources", scope[i],
-		      "outcome", msg);
+	              "workspace", f->nodes[i].workspace, "sources", scope[i],
+	              "outcome", msg);
 	if (code != 0)
 		json_object_set_new(n, "code", json_string(cg_code_name(code)));
 	if (res != NULL)
@@ -946,8 +949,8 @@ call_collect(const cg_fed *f, const struct round *r, size_t i,
 
 int
 cg_fed_call(cg_fed *f, const char *op, const json_t *args,
-	    const char *const *sources, size_t nsources, json_t **out,
-	    cg_err *err)
+            const char *const *sources, size_t nsources, json_t **out,
+            cg_err *err)
 {
 	cg_search_req req = {0};
 	struct round r = {0};
@@ -966,11 +969,11 @@ cg_fed_call(cg_fed *f, const char *op, const json_t *args,
 	req.sources = sources;
 	req.nsources = nsources;
 	rc = f->nnodes == 0
-		 ? cg_err_set(err, CG_ENOPROV,
-			      "nothing provisioned: no wiki found (expected "
-			      ".guild/wiki/ in the workspace or its "
-			      "sub-guilds)")
-		 : resolve_scope(f, &req, scope, err);
+	         ? cg_err_set(err, CG_ENOPROV,
+	                      "nothing provisioned: no wiki found (expected "
+	                      ".guild/wiki/ in the workspace or its "
+	                      "sub-guilds)")
+	         : resolve_scope(f, &req, scope, err);
 	if (rc == 0)
 		rc = round_run(f, &r, op, args ? args : empty, scope, err);
 	for (size_t i = 0; rc == 0 && i < r.n; i++)
@@ -979,10 +982,10 @@ cg_fed_call(cg_fed *f, const char *op, const json_t *args,
 		size_t i;
 		const json_t *n;
 
-		json_array_foreach(nodes, i, n)
-			degraded |= json_object_get(n, "result") == NULL;
+		json_array_foreach(nodes, i, n) degraded |=
+		    json_object_get(n, "result") == NULL;
 		*out = json_pack("{s:O, s:b}", "nodes", nodes, "degraded",
-				 degraded);
+		                 degraded);
 	}
 	round_fini(&r);
 	json_decref(nodes);

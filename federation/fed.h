@@ -32,16 +32,16 @@
  * node answered or deadline_ms passed.
  */
 typedef void (*cg_fed_broadcast_fn)(void *ctx, json_t *const *reqs,
-				    json_t **replies, cg_err *errs, size_t n,
-				    int deadline_ms);
+                                    json_t **replies, cg_err *errs, size_t n,
+                                    int deadline_ms);
 
 /* Deadlines of the rounds that are not queries (see op_deadline). */
 #define CG_FED_SYNC_DEADLINE_MS 600000
 #define CG_FED_GREP_DEADLINE_MS 60000
 
 typedef struct cg_fed_node {
-	const char *name;     /* node name */
-	const char *workspace; /* its workspace, NULL = the default one */
+	const char *name;           /* node name */
+	const char *workspace;      /* its workspace, NULL = the default one */
 	const char *const *sources; /* its source names */
 	size_t nsources;
 } cg_fed_node;
@@ -65,17 +65,17 @@ void cg_fed_free(cg_fed *fed);
  * about the pages the caller may see.  Freed with cg_fed_free (which then
  * frees the view alone); base must outlive it. */
 struct cg_acl;
-int cg_fed_view_new(cg_fed **out, const cg_fed *base,
-		    const struct cg_acl *acl, cg_err *err);
+int cg_fed_view_new(cg_fed **out, const cg_fed *base, const struct cg_acl *acl,
+                    cg_err *err);
 
 typedef struct cg_search_req {
-	const char *text;	   /* free text, may be empty with a filter */
+	const char *text; /* free text, may be empty with a filter */
 	cg_filters filters;
 	const char *const *sources; /* scope: source names, or NULL = all */
 	size_t nsources;
-	int limit;		   /* 0 = default (20) */
+	int limit; /* 0 = default (20) */
 	bool explain;
-	bool sync;		   /* ask nodes to sync first (CLI mode) */
+	bool sync; /* ask nodes to sync first (CLI mode) */
 } cg_search_req;
 
 /* Runs a search and returns the answer object of SPEC 4.1 (query,
@@ -83,7 +83,7 @@ typedef struct cg_search_req {
  * changed_files).  CG_EINVAL for invalid input (message says what is
  * valid), CG_ENOPROV when the roster has no source. */
 int cg_fed_search(cg_fed *fed, const cg_search_req *req, json_t **out,
-		  cg_err *err);
+                  cg_err *err);
 
 /*
  * Sends op with args (borrowed; "sources" is set per node) to every node
@@ -95,8 +95,8 @@ int cg_fed_search(cg_fed *fed, const cg_search_req *req, json_t **out,
  * The tools (read, list, grep...) are built on this.
  */
 int cg_fed_call(cg_fed *fed, const char *op, const json_t *args,
-		const char *const *sources, size_t nsources, json_t **out,
-		cg_err *err);
+                const char *const *sources, size_t nsources, json_t **out,
+                cg_err *err);
 
 /* Sets item's `uri` (cg://ws/source/path, from its source and path) and
  * `workspace`. */

@@ -238,7 +238,7 @@ only_entry(const json_t *call, const char *source, cg_err *err)
 		cg_err_set(err, code, "%s", why);
 	else
 		cg_err_set(err, CG_EUNAVAIL, "source %s did not answer: %s",
-			   source, why);
+		           source, why);
 	return NULL;
 }
 

@@ -31,7 +31,7 @@
 /* Redial backoff ceiling: a down node's refusals show within this. */
 #define REDIAL_MAX_MS 100
 /* How often unconnected nodes are checked, and their dialer stats read. */
-#define WATCH_POLL_MS 1
+#define WATCH_POLL_MS  1
 #define WATCH_STATS_MS 10
 
 struct peer {
@@ -71,36 +71,36 @@ peer_open(struct peer *p, const char *url, cg_err *err)
 	rv = nng_req0_open(&p->sock);
 	if (rv != 0)
 		return cg_err_set(err, CG_ERR, "node %s: %s", url,
-				  nng_strerror(rv));
+		                  nng_strerror(rv));
 	p->open = 1;
 	(void)nng_pipe_notify(p->sock, NNG_PIPE_EV_ADD_POST, pipe_cb, p);
 	(void)nng_pipe_notify(p->sock, NNG_PIPE_EV_REM_POST, pipe_cb, p);
 	(void)nng_socket_set_ms(p->sock, NNG_OPT_REQ_RESENDTIME,
-				NNG_DURATION_INFINITE);
+	                        NNG_DURATION_INFINITE);
 	(void)nng_socket_set_ms(p->sock, NNG_OPT_RECONNMINT, 20);
 	(void)nng_socket_set_ms(p->sock, NNG_OPT_RECONNMAXT, REDIAL_MAX_MS);
 	rv = nng_dialer_create(&p->dialer, p->sock, url);
 	if (rv == 0)
 		rv = nng_dialer_set_size(p->dialer, NNG_OPT_RECVMAXSZ,
-					 CG_TRANSPORT_MAX_REPLY);
+		                         CG_TRANSPORT_MAX_REPLY);
 	if (rv == 0)
 		rv = nng_dialer_start(p->dialer, NNG_FLAG_NONBLOCK);
 	if (rv != 0)
 		return cg_err_set(err, CG_EINVAL, "node %s: %s", url,
-				  nng_strerror(rv));
+		                  nng_strerror(rv));
 	return 0;
 }
 
 int
 cg_transport_new(cg_transport **out, const char *const *urls, size_t n,
-		 cg_err *err)
+                 cg_err *err)
 {
 	cg_transport *t = calloc(1, sizeof(*t));
 	int rc = 0;
 
 	*out = NULL;
-	if (t == NULL || (t->peers = calloc(n ? n : 1, sizeof(*t->peers))) ==
-			     NULL) {
+	if (t == NULL ||
+	    (t->peers = calloc(n ? n : 1, sizeof(*t->peers))) == NULL) {
 		free(t);
 		return cg_err_set(err, CG_ENOMEM, "transport: out of memory");
 	}
@@ -134,12 +134,12 @@ cg_transport_free(cg_transport *t)
 struct call {
 	nng_ctx ctx;
 	nng_aio *aio;
-	int live;	/* ctx and aio exist */
-	int sent;	/* the send completed; a receive is pending */
-	int watch;	/* no connection at the start: watch_connects */
-	int refused;	/* cancelled by watch_connects: refused */
+	int live;          /* ctx and aio exist */
+	int sent;          /* the send completed; a receive is pending */
+	int watch;         /* no connection at the start: watch_connects */
+	int refused;       /* cancelled by watch_connects: refused */
 	uint64_t refused0; /* the dialer's refusals when the round began */
-	json_int_t id;	/* request id, checked against the reply */
+	json_int_t id;     /* request id, checked against the reply */
 };
 
 static void
@@ -164,7 +164,7 @@ outcome(cg_err *e, int rv, int waited_ms, const char *url)
 
 static void
 start_send(struct peer *p, struct call *c, const json_t *req, int remain,
-	   cg_err *e)
+           cg_err *e)
 {
 	char *text = json_dumps(req, JSON_COMPACT);
 	nng_msg *msg = NULL;
@@ -224,7 +224,7 @@ dialer_refused(nng_stat *st, const struct peer *p)
  * many calls are still watched. */
 static size_t
 watch_check(cg_transport *t, struct call *calls, size_t n, int64_t waited,
-	    bool first)
+            bool first)
 {
 	nng_stat *st = NULL;
 	size_t watched = 0;
@@ -245,7 +245,7 @@ watch_check(cg_transport *t, struct call *calls, size_t n, int64_t waited,
 		if (first && r >= 0)
 			c->refused0 = (uint64_t)r;
 		else if ((r >= 0 && (uint64_t)r > c->refused0) ||
-			 (r < 0 && waited >= CONNECT_GRACE_MS)) {
+		         (r < 0 && waited >= CONNECT_GRACE_MS)) {
 			c->watch = 0;
 			c->refused = 1;
 			nng_aio_cancel(c->aio);
@@ -262,7 +262,7 @@ watch_check(cg_transport *t, struct call *calls, size_t n, int64_t waited,
  * connected, refused, or the deadline passes. */
 static void
 watch_connects(cg_transport *t, struct call *calls, size_t n, int64_t start,
-	       int64_t end)
+               int64_t end)
 {
 	size_t watched = 0;
 	int64_t last;
@@ -311,7 +311,7 @@ decode_reply(nng_msg *msg, json_int_t id, cg_err *e)
 
 void
 cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
-		       cg_err *errs, size_t n, int deadline_ms)
+                       cg_err *errs, size_t n, int deadline_ms)
 {
 	cg_transport *t = ctx;
 	int64_t start = cg_mono_ms();
@@ -327,7 +327,7 @@ cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
 		replies[i] = NULL;
 		if (reqs[i] != NULL)
 			start_send(&t->peers[i], &calls[i], reqs[i],
-				   deadline_ms, &errs[i]);
+			           deadline_ms, &errs[i]);
 	}
 	watch_connects(t, calls, n, start, end);
 	/* Sends done (or failed): start every receive. */
@@ -343,7 +343,7 @@ cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
 		if (rv != 0) {
 			nng_msg_free(nng_aio_get_msg(c->aio));
 			outcome(&errs[i], c->refused ? NNG_ECONNREFUSED : rv,
-				(int)(cg_mono_ms() - start), t->peers[i].url);
+			        (int)(cg_mono_ms() - start), t->peers[i].url);
 			continue;
 		}
 		remain = end - cg_mono_ms();
@@ -361,11 +361,11 @@ cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
 		rv = nng_aio_result(c->aio);
 		if (rv != 0) {
 			outcome(&errs[i], rv, (int)(cg_mono_ms() - start),
-				t->peers[i].url);
+			        t->peers[i].url);
 			continue;
 		}
-		replies[i] = decode_reply(nng_aio_get_msg(c->aio), c->id,
-					  &errs[i]);
+		replies[i] =
+		    decode_reply(nng_aio_get_msg(c->aio), c->id, &errs[i]);
 		nng_msg_free(nng_aio_get_msg(c->aio));
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -27,11 +27,11 @@ typedef struct cg_transport cg_transport;
 
 /* Opens one REQ socket per url and starts dialing (non-blocking). */
 int cg_transport_new(cg_transport **out, const char *const *urls, size_t n,
-		     cg_err *err);
+                     cg_err *err);
 void cg_transport_free(cg_transport *t);
 
 /* A cg_fed_broadcast_fn (fed.h); ctx is the cg_transport. */
 void cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
-			    cg_err *errs, size_t n, int deadline_ms);
+                            cg_err *errs, size_t n, int deadline_ms);
 
 #endif

@@ -44,9 +44,9 @@ cg_uri_parse(cg_uri *u, const char *uri, cg_err *err)
 bad:
 	cg_uri_fini(u);
 	return cg_err_set(err, CG_EINVAL,
-			  "bad uri '%.200s' (expected "
-			  "cg://<workspace>/<source>/<path>)",
-			  uri);
+	                  "bad uri '%.200s' (expected "
+	                  "cg://<workspace>/<source>/<path>)",
+	                  uri);
 }
 
 void

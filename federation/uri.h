@@ -11,8 +11,8 @@
 
 typedef struct cg_uri {
 	char *workspace; /* malloc'd */
-	char *source;	 /* malloc'd */
-	char *path;	 /* malloc'd, percent-decoded, may be "" */
+	char *source;    /* malloc'd */
+	char *path;      /* malloc'd, percent-decoded, may be "" */
 } cg_uri;
 
 /* Parses uri.  Accepts "cg://ws/source/path" and, as a convenience,

@@ -16,24 +16,24 @@
 #include "cg_err.h"
 
 typedef struct cg_source {
-	char *name;	 /* "root" or the sub-guild name */
-	char *repo;	 /* absolute path of the repository root */
-	char *wiki;	 /* absolute path of its .guild/wiki */
-	char *kind;	 /* sub-guild kind from the manifest, or NULL */
-	char *remote;	 /* remote from the manifest, or NULL */
+	char *name;   /* "root" or the sub-guild name */
+	char *repo;   /* absolute path of the repository root */
+	char *wiki;   /* absolute path of its .guild/wiki */
+	char *kind;   /* sub-guild kind from the manifest, or NULL */
+	char *remote; /* remote from the manifest, or NULL */
 	/* Corpora (.hiivmind/corpus/registry.yaml of a repository): */
 	int corpus_kind; /* enum cg_source_kind; 0 for a wiki */
 	char *registrar; /* the registering repository, or NULL */
 } cg_source;
 
 typedef struct cg_workspace {
-	char *name;	   /* basename of the root directory */
-	char *root;	   /* absolute, resolved path */
-	int has_manifest;  /* 1 when .guild/workspace.json was read */
+	char *name;         /* basename of the root directory */
+	char *root;         /* absolute, resolved path */
+	int has_manifest;   /* 1 when .guild/workspace.json was read */
 	cg_source *sources; /* owned; root first, then sub-guilds by name */
 	size_t nsources;
-	char **warnings;   /* NULL-terminated; manifest entries skipped, with
-			      why (missing path, path outside the root...) */
+	char **warnings; /* NULL-terminated; manifest entries skipped, with
+	                    why (missing path, path outside the root...) */
 } cg_workspace;
 
 /*
@@ -54,7 +54,6 @@ void cg_workspace_fini(cg_workspace *ws);
 int cg_workspace_add_corpora(cg_workspace *ws, const char *repo, cg_err *err);
 
 /* The source named name, or NULL. */
-const cg_source *cg_workspace_source(const cg_workspace *ws,
-				     const char *name);
+const cg_source *cg_workspace_source(const cg_workspace *ws, const char *name);
 
 #endif

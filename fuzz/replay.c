@@ -38,7 +38,7 @@ replay_dir(const char *dir)
 		if (path == NULL ||
 		    cg_file_read(path, 64u << 20, &buf, &len, NULL) != 0) {
 			fprintf(stderr, "replay: cannot read %s\n",
-				path ? path : de->d_name);
+			        path ? path : de->d_name);
 			free(path);
 			closedir(d);
 			return -1;

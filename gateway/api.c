@@ -41,14 +41,16 @@ tool_search(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	if (rc == 0)
 		rc = cg_args_str(args, "owner", &r.filters.owner, err);
 	if (rc == 0)
-		rc = cg_args_str(args, "confidence", &r.filters.confidence, err);
+		rc =
+		    cg_args_str(args, "confidence", &r.filters.confidence, err);
 	if (rc == 0)
-		rc = cg_args_str(args, "updated_since", &r.filters.updated_since,
-		             err);
+		rc = cg_args_str(args, "updated_since",
+		                 &r.filters.updated_since, err);
 	if (rc == 0)
 		rc = cg_args_str(args, "tag", &r.filters.tag, err);
 	if (rc == 0)
-		rc = cg_args_list(args, "source", sources, 64, &r.nsources, err);
+		rc =
+		    cg_args_list(args, "source", sources, 64, &r.nsources, err);
 	if (rc == 0)
 		rc = cg_args_int(args, "limit", 0, 1, 500, &r.limit, err);
 	if (rc == 0 && ex != NULL && !json_is_boolean(ex))
@@ -148,7 +150,8 @@ tool_list(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	if (rc == 0)
 		rc = filter_args(args, &r.filters, err);
 	if (rc == 0)
-		rc = cg_args_list(args, "source", sources, 64, &r.nsources, err);
+		rc =
+		    cg_args_list(args, "source", sources, 64, &r.nsources, err);
 	if (rc == 0)
 		rc = cg_args_int(args, "limit", 0, 1, 500, &r.limit, err);
 	if (rc == 0)
@@ -171,10 +174,11 @@ tool_map(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	if (rc == 0)
 		rc = filter_args(args, &r.filters, err);
 	if (rc == 0)
-		rc = cg_args_list(args, "source", sources, 64, &r.nsources, err);
+		rc =
+		    cg_args_list(args, "source", sources, 64, &r.nsources, err);
 	if (rc == 0)
 		rc = cg_args_int(args, "budget", 0, CG_MAP_MIN_BUDGET,
-		             CG_MAP_MAX_BUDGET, &r.budget, err);
+		                 CG_MAP_MAX_BUDGET, &r.budget, err);
 	r.sources = sources;
 	return rc ? rc : cg_fed_map(fed, &r, out, err);
 }
@@ -195,13 +199,15 @@ tool_grep(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	if (rc == 0)
 		rc = cg_args_bool(args, "fixed", &r.fixed, err);
 	if (rc == 0)
-		rc = cg_args_bool(args, "case_sensitive", &r.case_sensitive, err);
+		rc = cg_args_bool(args, "case_sensitive", &r.case_sensitive,
+		                  err);
 	if (rc == 0)
 		rc = cg_args_int(args, "max", 0, 1, 10000, &r.max, err);
 	if (rc == 0)
 		rc = cg_args_str(args, "prefix", &r.prefix, err);
 	if (rc == 0)
-		rc = cg_args_list(args, "source", sources, 64, &r.nsources, err);
+		rc =
+		    cg_args_list(args, "source", sources, 64, &r.nsources, err);
 	r.sources = sources;
 	return rc ? rc : cg_fed_grep(fed, &r, out, err);
 }

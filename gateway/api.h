@@ -16,10 +16,10 @@
 #include "fed.h"
 
 typedef int (*cg_api_fn)(cg_fed *fed, const json_t *args, json_t **out,
-			 cg_err *err);
+                         cg_err *err);
 
 typedef struct cg_api_tool {
-	const char *name;	  /* "search": /v1/search, corpus_search */
+	const char *name;         /* "search": /v1/search, corpus_search */
 	const char *description;  /* for MCP tools/list */
 	const char *input_schema; /* JSON Schema text of the arguments */
 	cg_api_fn fn;
@@ -35,14 +35,14 @@ const cg_api_tool *cg_api_find(const char *name);
 const cg_api_tool *cg_api_tools(size_t *n);
 
 /* Runs a tool; args are validated by the tool. */
-int cg_api_call(cg_fed *fed, const char *name, const json_t *args,
-		json_t **out, cg_err *err);
+int cg_api_call(cg_fed *fed, const char *name, const json_t *args, json_t **out,
+                cg_err *err);
 
 /* Runs a tool for a caller with an access policy (NULL: everything
  * visible): the nodes filter with it, and the answer is re-checked before
  * it is returned.  A page the caller may not see is "not found". */
 struct cg_acl;
 int cg_api_call_as(cg_fed *fed, const struct cg_acl *acl, const char *name,
-		   const json_t *args, json_t **out, cg_err *err);
+                   const json_t *args, json_t **out, cg_err *err);
 
 #endif

@@ -33,7 +33,7 @@
 struct cg_gateway {
 	cg_server **servers; /* in-process nodes */
 	size_t nservers;
-	pid_t *children;     /* spawned nodes */
+	pid_t *children; /* spawned nodes */
 	size_t nchildren;
 	cg_transport *transport;
 	cg_fed *fed;
@@ -58,7 +58,7 @@ keep(cg_gateway *g, const char *s)
 
 static int
 add_node(cg_gateway *g, const char *url, const char *name, const char *ws,
-	 const char *const *sources, size_t nsources)
+         const char *const *sources, size_t nsources)
 {
 	const char **src = calloc(nsources + 1, sizeof(*src));
 
@@ -85,13 +85,14 @@ add_node(cg_gateway *g, const char *url, const char *name, const char *ws,
 	for (size_t i = 0; i < nsources; i++)
 		src[i] = keep(g, sources[i]);
 	g->urls[g->nnodes] = keep(g, url);
-	g->nodes[g->nnodes] = (cg_fed_node){keep(g, name), keep(g, ws), src,
-					    nsources};
+	g->nodes[g->nnodes] =
+	    (cg_fed_node){keep(g, name), keep(g, ws), src, nsources};
 	g->nnodes++;
 	return 0;
 }
 
-/* --- in-process nodes ------------------------------------------------------ */
+/* --- in-process nodes ------------------------------------------------------
+ */
 
 /* A repository's node: its wiki (first) and the corpora it registered. */
 struct group {
@@ -101,7 +102,7 @@ struct group {
 
 static int
 start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
-	     const char *cache, cg_err *err)
+             const char *cache, cg_err *err)
 {
 	const cg_source *s = gr->v[0];
 	char url[256];
@@ -117,11 +118,11 @@ start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
 		const cg_source *x = gr->v[i];
 
 		ns[i] = (cg_node_source){x->name, x->repo, x->wiki,
-					 x->corpus_kind, x->registrar};
+		                         x->corpus_kind, x->registrar};
 		names[i] = x->name;
 	}
 	(void)snprintf(url, sizeof(url), "inproc://cg-%p-%s-%s", (void *)g, ws,
-		       s->name);
+	               s->name);
 	(void)snprintf(name, sizeof(name), "%s/%s", ws, s->name);
 	memset(&o, 0, sizeof(o));
 	o.sources = ns;
@@ -143,11 +144,12 @@ start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
 	}
 	g->servers[g->nservers++] = srv;
 	return add_node(g, url, name, ws, names, gr->n)
-		   ? cg_err_set(err, CG_ENOMEM, "out of memory")
-		   : 0;
+	           ? cg_err_set(err, CG_ENOMEM, "out of memory")
+	           : 0;
 }
 
-/* --- child processes ------------------------------------------------------- */
+/* --- child processes -------------------------------------------------------
+ */
 
 /* Reads the child's "listening <url>" line within the timeout. */
 static int
@@ -181,7 +183,7 @@ read_listening(int fd, char *url, size_t n)
 
 static int
 start_child(cg_gateway *g, const char *exe, const char *ws,
-	    const struct group *gr, const char *cache, cg_err *err)
+            const struct group *gr, const char *cache, cg_err *err)
 {
 	const cg_source *s = gr->v[0];
 	const char *names[64];
@@ -194,7 +196,7 @@ start_child(cg_gateway *g, const char *exe, const char *ws,
 	pid_t *v;
 
 	(void)snprintf(listen, sizeof(listen), "ipc://%s/gw-%ld-%zu.ipc", cache,
-		       (long)getpid(), g->nchildren);
+	               (long)getpid(), g->nchildren);
 	(void)snprintf(name, sizeof(name), "%s/%s", ws, s->name);
 	v = realloc(g->children, (g->nchildren + 1) * sizeof(*v));
 	if (v == NULL || pipe2(fds, O_CLOEXEC) != 0)
@@ -215,19 +217,20 @@ start_child(cg_gateway *g, const char *exe, const char *ws,
 	if (read_listening(fds[0], url, sizeof(url)) != 0) {
 		close(fds[0]);
 		return cg_err_set(err, CG_EUNAVAIL,
-				  "node %s did not start (no listening line "
-				  "within %d ms)",
-				  name, SPAWN_TIMEOUT_MS);
+		                  "node %s did not start (no listening line "
+		                  "within %d ms)",
+		                  name, SPAWN_TIMEOUT_MS);
 	}
 	close(fds[0]);
 	for (size_t i = 0; i < gr->n; i++)
 		names[i] = gr->v[i]->name;
 	return add_node(g, url, name, ws, names, gr->n)
-		   ? cg_err_set(err, CG_ENOMEM, "out of memory")
-		   : 0;
+	           ? cg_err_set(err, CG_ENOMEM, "out of memory")
+	           : 0;
 }
 
-/* --- assembly -------------------------------------------------------------- */
+/* --- assembly --------------------------------------------------------------
+ */
 
 /* The sources of node i: source i and, when it is a wiki, the corpora its
  * repository registered (a corpus whose registrar has no wiki is a node of
@@ -246,7 +249,7 @@ group_of(const cg_workspace *ws, size_t i, bool *taken, struct group *gr)
 		if (taken[j] || c->corpus_kind == 0 || c->registrar == NULL)
 			continue;
 		if (strcmp(c->registrar,
-			   s->corpus_kind ? s->registrar : s->repo) == 0) {
+		           s->corpus_kind ? s->registrar : s->repo) == 0) {
 			gr->v[gr->n++] = c;
 			taken[j] = true;
 		}
@@ -255,7 +258,7 @@ group_of(const cg_workspace *ws, size_t i, bool *taken, struct group *gr)
 
 static int
 open_workspace(cg_gateway *g, const cg_conf_workspace *w, const char *cache,
-	       const char *exe, cg_err *err)
+               const char *exe, cg_err *err)
 {
 	cg_workspace ws;
 	struct group gr;
@@ -274,8 +277,8 @@ open_workspace(cg_gateway *g, const cg_conf_workspace *w, const char *cache,
 		/* A child serves a repository's wiki and its corpora;
 		 * corpora without a wiki stay in-process. */
 		rc = w->spawn && gr.v[0]->corpus_kind == 0
-			 ? start_child(g, exe, w->name, &gr, cache, err)
-			 : start_inproc(g, w->name, &gr, cache, err);
+		         ? start_child(g, exe, w->name, &gr, cache, err)
+		         : start_inproc(g, w->name, &gr, cache, err);
 	}
 	free(taken);
 	cg_workspace_fini(&ws);
@@ -284,7 +287,7 @@ open_workspace(cg_gateway *g, const cg_conf_workspace *w, const char *cache,
 
 static int
 open_roster(cg_gateway *g, const cg_config *c, const char *cache,
-	    const char *exe, cg_err *err)
+            const char *exe, cg_err *err)
 {
 	int rc = 0;
 
@@ -294,7 +297,7 @@ open_roster(cg_gateway *g, const cg_config *c, const char *cache,
 		const cg_conf_node *n = &c->nodes[i];
 
 		if (add_node(g, n->url, n->name, n->workspace,
-			     (const char *const *)n->sources, n->nsources))
+		             (const char *const *)n->sources, n->nsources))
 			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
 	return rc;
@@ -330,12 +333,12 @@ cg_gateway_open(cg_gateway **out, const cg_gateway_opts *o, cg_err *err)
 		rc = cg_transport_new(&g->transport, g->urls, g->nnodes, err);
 	if (rc == 0) {
 		fo = (cg_fed_opts){c->nworkspaces ? c->workspaces[0].name
-						  : "remote",
-				   g->nodes,
-				   g->nnodes,
-				   cg_transport_broadcast,
-				   g->transport,
-				   c->deadline_ms};
+		                                  : "remote",
+		                   g->nodes,
+		                   g->nnodes,
+		                   cg_transport_broadcast,
+		                   g->transport,
+		                   c->deadline_ms};
 		rc = cg_fed_new(&g->fed, &fo, err);
 	}
 	free(cache);
@@ -379,7 +382,7 @@ cg_gateway_fed(cg_gateway *g)
 
 int
 cg_config_for_workspace(cg_config *c, const char *dir, const char *cache,
-			bool spawn, int deadline_ms, cg_err *err)
+                        bool spawn, int deadline_ms, cg_err *err)
 {
 	char *real = realpath(dir, NULL);
 	char *copy;
@@ -387,7 +390,7 @@ cg_config_for_workspace(cg_config *c, const char *dir, const char *cache,
 	memset(c, 0, sizeof(*c));
 	if (real == NULL)
 		return cg_err_set(err, CG_EINVAL, "workspace %s: %s", dir,
-				  strerror(errno));
+		                  strerror(errno));
 	c->workspaces = calloc(1, sizeof(*c->workspaces));
 	copy = strdup(real);
 	if (c->workspaces == NULL || copy == NULL) {

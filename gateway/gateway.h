@@ -22,22 +22,20 @@ typedef struct cg_gateway cg_gateway;
 
 typedef struct cg_gateway_opts {
 	const cg_config *config; /* borrowed during cg_gateway_open */
-	const char *self_exe;	 /* corpus-gw binary for spawn; NULL:
-				    /proc/self/exe */
-	bool on_demand;		 /* in-process nodes sync only when asked
-				    (a one-shot CLI run) */
+	const char *self_exe;    /* corpus-gw binary for spawn; NULL:
+	                            /proc/self/exe */
+	bool on_demand;          /* in-process nodes sync only when asked
+	                            (a one-shot CLI run) */
 } cg_gateway_opts;
 
-int cg_gateway_open(cg_gateway **out, const cg_gateway_opts *opts,
-		    cg_err *err);
+int cg_gateway_open(cg_gateway **out, const cg_gateway_opts *opts, cg_err *err);
 void cg_gateway_free(cg_gateway *g);
 
 cg_fed *cg_gateway_fed(cg_gateway *g);
 
 /* Fills cfg (caller runs cg_config_fini) for one workspace directory, as
  * `--workspace DIR [--spawn]` does. */
-int cg_config_for_workspace(cg_config *cfg, const char *dir,
-			    const char *cache, bool spawn, int deadline_ms,
-			    cg_err *err);
+int cg_config_for_workspace(cg_config *cfg, const char *dir, const char *cache,
+                            bool spawn, int deadline_ms, cg_err *err);
 
 #endif

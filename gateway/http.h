@@ -56,7 +56,7 @@ typedef struct cg_http_opts {
 	const char *const *allowed_origins; /* NULL-terminated extra origins */
 	int timeout_s; /* request deadline and idle timeout; 0: default */
 	const cg_http_token *tokens; /* when any: /v1, /mcp and /metrics need
-					"Authorization: Bearer <secret>" */
+	                                "Authorization: Bearer <secret>" */
 	size_t ntokens;
 } cg_http_opts;
 

@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const double buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025,
-				 0.05,	0.1,	0.25,  0.5,  1.0,  2.5};
+static const double buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                 0.1,   0.25,   0.5,   1.0,  2.5};
 #define NBUCKETS (sizeof(buckets) / sizeof(buckets[0]))
 
 struct cg_metrics {
 	pthread_mutex_t mu;
-	json_t *requests;  /* "route\tstatus" -> count */
-	json_t *outcomes;  /* "node\toutcome" -> count */
+	json_t *requests; /* "route\tstatus" -> count */
+	json_t *outcomes; /* "node\toutcome" -> count */
 	unsigned long long hist[NBUCKETS + 1];
 	unsigned long long count;
 	double sum;
@@ -75,8 +75,8 @@ outcome_class(const char *o)
 }
 
 void
-cg_metrics_request(cg_metrics *m, const char *route, int status,
-		   double seconds, const json_t *answer)
+cg_metrics_request(cg_metrics *m, const char *route, int status, double seconds,
+                   const json_t *answer)
 {
 	const json_t *nodes =
 	    json_object_get(json_object_get(answer, "evidence"), "nodes");
@@ -95,11 +95,13 @@ cg_metrics_request(cg_metrics *m, const char *route, int status,
 	m->sum += seconds;
 	json_array_foreach(nodes, i, n)
 	{
-		const char *name = json_string_value(json_object_get(n, "node"));
-		const char *o = json_string_value(json_object_get(n, "outcome"));
+		const char *name =
+		    json_string_value(json_object_get(n, "node"));
+		const char *o =
+		    json_string_value(json_object_get(n, "outcome"));
 
 		(void)snprintf(key, sizeof(key), "%s\t%s", name ? name : "?",
-			       outcome_class(o ? o : "error"));
+		               outcome_class(o ? o : "error"));
 		bump(m->outcomes, key);
 	}
 	pthread_mutex_unlock(&m->mu);
@@ -122,7 +124,7 @@ label(cg_buf *out, const char *s, size_t n)
 
 static void
 render_pairs(cg_buf *out, json_t *obj, const char *metric, const char *l1,
-	     const char *l2)
+             const char *l2)
 {
 	const char *key;
 	json_t *v;
@@ -138,7 +140,7 @@ render_pairs(cg_buf *out, json_t *obj, const char *metric, const char *l1,
 		(void)cg_buf_printf(out, "\",%s=\"", l2);
 		label(out, tab + 1, strlen(tab + 1));
 		(void)cg_buf_printf(out, "\"} %lld\n",
-				    (long long)json_integer_value(v));
+		                    (long long)json_integer_value(v));
 	}
 }
 
@@ -149,29 +151,31 @@ cg_metrics_render(cg_metrics *m, cg_buf *out)
 
 	pthread_mutex_lock(&m->mu);
 	(void)cg_buf_puts(out, "# HELP corpus_gw_requests_total HTTP "
-			       "requests by route and status.\n"
-			       "# TYPE corpus_gw_requests_total counter\n");
+	                       "requests by route and status.\n"
+	                       "# TYPE corpus_gw_requests_total counter\n");
 	render_pairs(out, m->requests, "corpus_gw_requests_total", "route",
-		     "status");
+	             "status");
 	(void)cg_buf_puts(out, "# HELP corpus_gw_request_seconds Request "
-			       "latency.\n"
-			       "# TYPE corpus_gw_request_seconds histogram\n");
+	                       "latency.\n"
+	                       "# TYPE corpus_gw_request_seconds histogram\n");
 	for (size_t b = 0; b < NBUCKETS; b++) {
 		cum += m->hist[b];
-		(void)cg_buf_printf(out,
-				    "corpus_gw_request_seconds_bucket{le=\"%g\"} "
-				    "%llu\n",
-				    buckets[b], cum);
+		(void)cg_buf_printf(
+		    out,
+		    "corpus_gw_request_seconds_bucket{le=\"%g\"} "
+		    "%llu\n",
+		    buckets[b], cum);
 	}
 	(void)cg_buf_printf(out,
-			    "corpus_gw_request_seconds_bucket{le=\"+Inf\"} "
-			    "%llu\ncorpus_gw_request_seconds_sum %.6f\n"
-			    "corpus_gw_request_seconds_count %llu\n",
-			    m->count, m->sum, m->count);
-	(void)cg_buf_puts(out, "# HELP corpus_gw_node_outcomes_total "
-			       "Federation round outcomes per node.\n"
-			       "# TYPE corpus_gw_node_outcomes_total counter\n");
+	                    "corpus_gw_request_seconds_bucket{le=\"+Inf\"} "
+	                    "%llu\ncorpus_gw_request_seconds_sum %.6f\n"
+	                    "corpus_gw_request_seconds_count %llu\n",
+	                    m->count, m->sum, m->count);
+	(void)cg_buf_puts(out,
+	                  "# HELP corpus_gw_node_outcomes_total "
+	                  "Federation round outcomes per node.\n"
+	                  "# TYPE corpus_gw_node_outcomes_total counter\n");
 	render_pairs(out, m->outcomes, "corpus_gw_node_outcomes_total", "node",
-		     "outcome");
+	             "outcome");
 	pthread_mutex_unlock(&m->mu);
 }

@@ -19,7 +19,7 @@ void cg_metrics_free(cg_metrics *m);
  * duration.  answer (may be NULL) is a tool answer whose
  * evidence.nodes[] outcomes are counted. */
 void cg_metrics_request(cg_metrics *m, const char *route, int status,
-			double seconds, const json_t *answer);
+                        double seconds, const json_t *answer);
 
 /* Appends the exposition text to out. */
 void cg_metrics_render(cg_metrics *m, cg_buf *out);

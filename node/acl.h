@@ -23,8 +23,8 @@
 
 typedef struct cg_acl {
 	const char *workspace; /* for nodes: the workspace of their uris */
-	json_t *allow;	       /* array of glob strings (owned ref) */
-	json_t *deny;	       /* array of glob strings (owned ref) */
+	json_t *allow;         /* array of glob strings (owned ref) */
+	json_t *deny;          /* array of glob strings (owned ref) */
 } cg_acl;
 
 /* Reads {"workspace", "allow":[...], "deny":[...]}; NULL or absent gives

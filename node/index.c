@@ -23,25 +23,25 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "cg_buf.h"
 #include "cg_fs.h"
-#include "acl.h"
 #include "index_write.h"
 #include "scan.h"
 #include "token.h"
 
 struct cg_index {
-	char *source;	/* source name */
-	char *repo;	/* absolute repo root */
-	char *wiki;	/* absolute wiki dir */
-	int kind;	/* enum cg_source_kind */
-	char *registrar; /* corpus: the registering repository, or NULL */
-	char *dir;	/* this source's folder in the cache */
-	sqlite3 *db;	/* live generation, NULL before open */
-	int64_t gen;	/* live generation number */
-	int lockfd;	/* the writer lock file, -1 when closed */
+	char *source;     /* source name */
+	char *repo;       /* absolute repo root */
+	char *wiki;       /* absolute wiki dir */
+	int kind;         /* enum cg_source_kind */
+	char *registrar;  /* corpus: the registering repository, or NULL */
+	char *dir;        /* this source's folder in the cache */
+	sqlite3 *db;      /* live generation, NULL before open */
+	int64_t gen;      /* live generation number */
+	int lockfd;       /* the writer lock file, -1 when closed */
 	cg_rank_ctx rank; /* read by cg_rank() */
-	cg_acl_ctx vis;	  /* read by cg_visible() */
+	cg_acl_ctx vis;   /* read by cg_visible() */
 	/* The problems list, cached: computing it is a large query (every
 	 * link against every name) and every search reports it.  Valid
 	 * while the generation and SQLite's data_version (bumped by another
@@ -100,15 +100,15 @@ cg_index_stmt(cg_index *idx, const char *sql)
 		return idx->stmts[i].st;
 	}
 	if (idx->db == NULL ||
-	    sqlite3_prepare_v3(idx->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
-			       &st, NULL) != SQLITE_OK)
+	    sqlite3_prepare_v3(idx->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st,
+	                       NULL) != SQLITE_OK)
 		return NULL;
 	if (idx->nstmts == CG_INDEX_STMTS) {
 		/* Full: the oldest goes (the query paths use fewer). */
 		sqlite3_finalize(idx->stmts[0].st);
 		free(idx->stmts[0].sql);
 		memmove(&idx->stmts[0], &idx->stmts[1],
-			(CG_INDEX_STMTS - 1) * sizeof(idx->stmts[0]));
+		        (CG_INDEX_STMTS - 1) * sizeof(idx->stmts[0]));
 		idx->nstmts--;
 	}
 	idx->stmts[idx->nstmts].sql = strdup(sql);
@@ -124,7 +124,7 @@ static const char *const schema_sql =
     "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
     "CREATE TABLE pages("
     " id INTEGER PRIMARY KEY,"
-    " path TEXT UNIQUE NOT NULL,"  /* relative to the repo root */
+    " path TEXT UNIQUE NOT NULL," /* relative to the repo root */
     " slug TEXT NOT NULL,"
     " size INTEGER, mtime_ns INTEGER, hash INTEGER,"
     " title TEXT, category TEXT, category_raw TEXT, owner TEXT,"
@@ -154,7 +154,7 @@ static const char *const schema_sql =
  */
 static void
 rank_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
-	int nval, sqlite3_value **val)
+        int nval, sqlite3_value **val)
 {
 	const cg_rank_ctx *rc = api->xUserData(fc);
 	double tf[64][CG_NCOLS];
@@ -208,7 +208,7 @@ rank_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
 /* cg_totals(sec): "rows tot0 tot1 tot2 tot3 tot4" for the whole table. */
 static void
 totals_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
-	  int nval, sqlite3_value **val)
+          int nval, sqlite3_value **val)
 {
 	sqlite3_int64 nrow = 0;
 	char out[256];
@@ -221,7 +221,7 @@ totals_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
 
 		(void)api->xColumnTotalSize(fc, c, &t);
 		off += (size_t)snprintf(out + off, sizeof(out) - off, " %lld",
-					(long long)t);
+		                        (long long)t);
 	}
 	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
 }
@@ -249,7 +249,7 @@ register_functions(sqlite3 *db, cg_rank_ctx *rank, cg_acl_ctx *vis)
 	rc = api->xCreateFunction(api, "cg_rank", rank, rank_fn, NULL);
 	if (rc == SQLITE_OK)
 		rc = api->xCreateFunction(api, "cg_totals", NULL, totals_fn,
-					  NULL);
+		                          NULL);
 	return rc;
 }
 
@@ -296,8 +296,7 @@ read_current(const cg_index *idx)
 	char *text = NULL;
 	int64_t gen = 0;
 
-	if (path != NULL &&
-	    cg_file_read(path, 128, &text, NULL, NULL) == 0 &&
+	if (path != NULL && cg_file_read(path, 128, &text, NULL, NULL) == 0 &&
 	    sscanf(text, "gen-%" SCNd64 ".db", &gen) != 1)
 		gen = 0;
 	free(text);
@@ -351,7 +350,7 @@ exec(sqlite3 *db, const char *sql, cg_err *err, const char *what)
 		int code = cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO;
 
 		cg_err_set(err, code, "index %s: %s", what,
-			   msg ? msg : sqlite3_errstr(rc));
+		           msg ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
 		return code;
 	}
@@ -369,21 +368,22 @@ open_db(cg_index *idx, int64_t gen, sqlite3 **out, cg_err *err)
 	if (path == NULL)
 		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
 	rc = sqlite3_open_v2(path, &db,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-				 SQLITE_OPEN_NOMUTEX,
-			     NULL);
+	                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	                         SQLITE_OPEN_NOMUTEX,
+	                     NULL);
 	free(path);
 	if (rc != SQLITE_OK) {
 		rc = cg_err_set(err, CG_EIO, "index open: %s",
-				db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		                db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
 		sqlite3_close(db);
 		return rc;
 	}
 	sqlite3_busy_timeout(db, 10000);
 	if (register_functions(db, &idx->rank, &idx->vis) != SQLITE_OK) {
 		sqlite3_close(db);
-		return cg_err_set(err, CG_ERR, "index: cannot register FTS5 "
-					       "tokenizer and functions");
+		return cg_err_set(err, CG_ERR,
+		                  "index: cannot register FTS5 "
+		                  "tokenizer and functions");
 	}
 	*out = db;
 	return 0;
@@ -404,11 +404,10 @@ validate_db(sqlite3 *db, const char *source, cg_err *err)
 	sqlite3_finalize(st);
 	if (version != CG_SCHEMA_VERSION)
 		return cg_err_set(err, CG_ECORRUPT,
-				  "schema version %d, expected %d", version,
-				  CG_SCHEMA_VERSION);
-	rc = sqlite3_prepare_v2(db,
-				"SELECT value FROM meta WHERE key = 'source'",
-				-1, &st, NULL);
+		                  "schema version %d, expected %d", version,
+		                  CG_SCHEMA_VERSION);
+	rc = sqlite3_prepare_v2(
+	    db, "SELECT value FROM meta WHERE key = 'source'", -1, &st, NULL);
 	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
 		const char *v = (const char *)sqlite3_column_text(st, 0);
 
@@ -417,7 +416,7 @@ validate_db(sqlite3 *db, const char *source, cg_err *err)
 	sqlite3_finalize(st);
 	if (!ok)
 		return cg_err_set(err, CG_ECORRUPT, "database unreadable: %s",
-				  sqlite3_errmsg(db));
+		                  sqlite3_errmsg(db));
 	return 0;
 }
 
@@ -450,14 +449,14 @@ create_schema(cg_index *idx, sqlite3 *db, cg_err *err)
 	if (rc == 0)
 		rc = exec(db, schema_sql, err, "schema");
 	(void)snprintf(sql, sizeof(sql), "PRAGMA user_version=%d",
-		       CG_SCHEMA_VERSION);
+	               CG_SCHEMA_VERSION);
 	if (rc == 0)
 		rc = exec(db, sql, err, "schema");
 	if (rc == 0 && (set_meta(db, "source", idx->source) != SQLITE_OK ||
-			set_meta(db, "repo", idx->repo) != SQLITE_OK ||
-			set_meta(db, "wiki", idx->wiki) != SQLITE_OK))
+	                set_meta(db, "repo", idx->repo) != SQLITE_OK ||
+	                set_meta(db, "wiki", idx->wiki) != SQLITE_OK))
 		rc = cg_err_set(err, CG_EIO, "index schema: %s",
-				sqlite3_errmsg(db));
+		                sqlite3_errmsg(db));
 	if (rc == 0)
 		rc = exec(db, "COMMIT", err, "schema");
 	return rc;
@@ -475,11 +474,11 @@ lock_writer(cg_index *idx, cg_err *err)
 	free(path);
 	if (idx->lockfd < 0)
 		return cg_err_set(err, CG_EIO, "index lock: %s",
-				  strerror(errno));
+		                  strerror(errno));
 	while (flock(idx->lockfd, LOCK_EX) != 0)
 		if (errno != EINTR)
 			return cg_err_set(err, CG_EIO, "index lock: %s",
-					  strerror(errno));
+			                  strerror(errno));
 	return 0;
 }
 
@@ -511,7 +510,7 @@ source_dir(const cg_index_opts *o)
 	for (const char *s = o->source; *s && n + 1 < sizeof(name); s++) {
 		char c = *s;
 		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			 (c >= '0' && c <= '9') || c == '-' || c == '.';
+		         (c >= '0' && c <= '9') || c == '-' || c == '.';
 
 		name[n++] = ok ? c : '_';
 	}
@@ -649,7 +648,7 @@ cg_index_generation(const cg_index *idx)
 /* Builds generation gen+1 from scratch and publishes it. */
 static int
 rebuild_locked(cg_index *idx, const char *reason, cg_sync_stats *st,
-	       cg_err *err)
+               cg_err *err)
 {
 	int64_t gen = (idx->gen > 0 ? idx->gen : read_current(idx)) + 1;
 	sqlite3 *db = NULL;
@@ -660,8 +659,8 @@ rebuild_locked(cg_index *idx, const char *reason, cg_sync_stats *st,
 	if (rc == 0)
 		rc = create_schema(idx, db, err);
 	if (rc == 0)
-		rc = cg_index_write_sync(db, idx->repo, idx->wiki, idx->kind, st,
-		                         err);
+		rc = cg_index_write_sync(db, idx->repo, idx->wiki, idx->kind,
+		                         st, err);
 	if (rc == 0)
 		rc = write_current(idx, gen, err);
 	if (rc != 0) {
@@ -674,14 +673,14 @@ rebuild_locked(cg_index *idx, const char *reason, cg_sync_stats *st,
 	st->generation = gen;
 	st->rebuilt = 1;
 	(void)snprintf(st->rebuild_reason, sizeof(st->rebuild_reason), "%s",
-		       reason);
+	               reason);
 	collect_old_gens(idx, gen);
 	return 0;
 }
 
 int
 cg_index_rebuild(cg_index *idx, const char *reason, cg_sync_stats *st,
-		 cg_err *err)
+                 cg_err *err)
 {
 	int rc;
 
@@ -738,22 +737,21 @@ cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err)
 		return rc;
 	follow_current(idx);
 	if (idx->db == NULL) {
-		rc = rebuild_locked(idx,
-				    read_current(idx) ? "unusable index"
-						      : "new index",
-				    st, err);
+		rc = rebuild_locked(
+		    idx, read_current(idx) ? "unusable index" : "new index", st,
+		    err);
 		goto out;
 	}
 	cg_err_clear(&local);
 	problems_forget(idx); /* this connection's commits do not bump
-				 data_version */
-	rc = cg_index_write_sync(idx->db, idx->repo, idx->wiki, idx->kind,
-	                         st, &local);
+	                         data_version */
+	rc = cg_index_write_sync(idx->db, idx->repo, idx->wiki, idx->kind, st,
+	                         &local);
 	if (rc == CG_ECORRUPT) {
 		char reason[CG_ERR_MSG_MAX + 16];
 
 		(void)snprintf(reason, sizeof(reason), "corrupt: %s",
-			       local.msg);
+		               local.msg);
 		memset(st, 0, sizeof(*st));
 		rc = rebuild_locked(idx, reason, st, err);
 	} else if (rc != 0) {
@@ -767,7 +765,7 @@ out:
 
 int
 cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
-		cg_err *err)
+                cg_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -782,7 +780,7 @@ cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
 
 		if (t != NULL &&
 		    sscanf(t, "%lld %lld %lld %lld %lld %lld", &v[0], &v[1],
-			   &v[2], &v[3], &v[4], &v[5]) == CG_NCOLS + 1) {
+		           &v[2], &v[3], &v[4], &v[5]) == CG_NCOLS + 1) {
 			*nrows = v[0];
 			for (int c = 0; c < CG_NCOLS; c++)
 				tot[c] = v[c + 1];
@@ -792,10 +790,9 @@ cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
 	if (st != NULL)
 		sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return cg_err_set(err,
-				  cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT
-							   : CG_EIO,
-				  "index totals: %s", sqlite3_errmsg(idx->db));
+		return cg_err_set(
+		    err, cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO,
+		    "index totals: %s", sqlite3_errmsg(idx->db));
 	return 0;
 }
 
@@ -806,7 +803,7 @@ data_version(sqlite3 *db)
 	int64_t v = -1;
 
 	if (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &st, NULL) ==
-		SQLITE_OK &&
+	        SQLITE_OK &&
 	    sqlite3_step(st) == SQLITE_ROW)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);

@@ -54,18 +54,18 @@ typedef struct cg_index_opts {
 	const char *source;    /* source name ("root", a sub-guild) */
 	const char *repo;      /* absolute repository root */
 	const char *wiki;      /* absolute wiki directory inside repo; for
-				  a corpus, equal to repo (its folder) */
-	int kind;	       /* enum cg_source_kind (corpus_scan.h) */
+	                          a corpus, equal to repo (its folder) */
+	int kind;              /* enum cg_source_kind (corpus_scan.h) */
 	const char *registrar; /* corpus: the registering repository */
 } cg_index_opts;
 
 /* What one sync did; the counters feed --explain and the receipt. */
 typedef struct cg_sync_stats {
 	int64_t generation; /* live generation after the sync */
-	int rebuilt;	    /* 1 when a new generation was built */
-	int files;	    /* page files seen */
-	int read;	    /* files read (size or mtime changed) */
-	int reparsed;	    /* files whose content changed, re-indexed */
+	int rebuilt;        /* 1 when a new generation was built */
+	int files;          /* page files seen */
+	int read;           /* files read (size or mtime changed) */
+	int reparsed;       /* files whose content changed, re-indexed */
 	int added;
 	int deleted;
 	int skipped; /* files refused (binary, too big, symlink) */
@@ -75,10 +75,10 @@ typedef struct cg_sync_stats {
 /* Rank context: the global statistics a query is scored with (see
  * search.c).  Filled before each MATCH statement. */
 typedef struct cg_rank_ctx {
-	int nphrase;		    /* phrases in the current expression */
-	double idf[64];		    /* per phrase, in expression order */
-	double avgdl[CG_NCOLS];	    /* average column length, in tokens */
-	double weight[CG_NCOLS];    /* column weights */
+	int nphrase;             /* phrases in the current expression */
+	double idf[64];          /* per phrase, in expression order */
+	double avgdl[CG_NCOLS];  /* average column length, in tokens */
+	double weight[CG_NCOLS]; /* column weights */
 } cg_rank_ctx;
 
 int cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err);
@@ -90,7 +90,7 @@ int cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err);
 
 /* Rebuilds into a new generation (reason is recorded). */
 int cg_index_rebuild(cg_index *idx, const char *reason, cg_sync_stats *st,
-		     cg_err *err);
+                     cg_err *err);
 
 /* Follows a generation another handle or process published since this
  * one opened (cheap: reads CURRENT).  A reader calls it before each
@@ -131,7 +131,7 @@ const char *cg_index_registrar(const cg_index *idx);
 
 /* Total rows and per-column token totals of the sections table. */
 int cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
-		    cg_err *err);
+                    cg_err *err);
 
 /* Problems recorded by the last syncs (broken frontmatter, skipped files,
  * missing raw metadata...), as a new JSON array of {path, kind, message}. */

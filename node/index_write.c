@@ -9,8 +9,6 @@
 #define _GNU_SOURCE
 #include "index_write.h"
 
-#include "corpus_scan.h"
-
 #include <sys/stat.h>
 
 #include <stdio.h>
@@ -20,6 +18,7 @@
 
 #include "cg_buf.h"
 #include "cg_fs.h"
+#include "corpus_scan.h"
 #include "page.h"
 #include "scan.h"
 
@@ -39,7 +38,7 @@ struct writer {
 	const char *wiki;
 	cg_sync_stats *st;
 	cg_err *err;
-	char **warnings; /* a corpus's dangling references, or NULL */
+	char **warnings;     /* a corpus's dangling references, or NULL */
 	struct known *known; /* sorted by path */
 	size_t nknown;
 	/* Statements prepared once per sync, by their (static) SQL text:
@@ -83,7 +82,8 @@ prepare(struct writer *w, const char *sql, sqlite3_stmt **st)
 		/* More statements than the writer has: a programming error,
 		 * reported rather than leaked. */
 		sqlite3_finalize(*st);
-		return cg_err_set(w->err, CG_ERR, "index: statement cache full");
+		return cg_err_set(w->err, CG_ERR,
+		                  "index: statement cache full");
 	}
 	w->cache[w->ncache].sql = sql;
 	w->cache[w->ncache++].st = *st;
@@ -758,7 +758,7 @@ static int
 sync_once(sqlite3 *db, const char *repo, const char *wiki, int kind,
           cg_sync_stats *st, cg_err *err)
 {
-	struct writer w = {db,   repo, wiki, st, err, NULL,
+	struct writer w = {db,   repo, wiki,           st, err, NULL,
 	                   NULL, 0,    {{NULL, NULL}}, 0};
 	ino_t before = kind == CG_SRC_CORPUS_REMOTE ? folder_id(repo) : 0;
 	cg_scan scan;
@@ -801,8 +801,8 @@ out_scan:
 }
 
 int
-cg_index_write_sync(sqlite3 *db, const char *repo, const char *wiki,
-                    int kind, cg_sync_stats *st, cg_err *err)
+cg_index_write_sync(sqlite3 *db, const char *repo, const char *wiki, int kind,
+                    cg_sync_stats *st, cg_err *err)
 {
 	cg_sync_stats first = *st;
 	int rc;

@@ -17,9 +17,10 @@
  * mtime) are not opened; changed ones are read and hashed, and re-indexed
  * only when the content changed; missing ones are deleted.  All in one
  * transaction.  kind is an enum cg_source_kind (node/corpus_scan.h): a
- * corpus lists its index entries instead of walking a wiki.  CG_ECORRUPT when SQLite reports a damaged file. */
+ * corpus lists its index entries instead of walking a wiki.  CG_ECORRUPT when
+ * SQLite reports a damaged file. */
 int cg_index_write_sync(sqlite3 *db, const char *repo, const char *wiki,
-			int kind, cg_sync_stats *st, cg_err *err);
+                        int kind, cg_sync_stats *st, cg_err *err);
 
 /* Problems known to db as a new JSON array of {path, kind, message}. */
 json_t *cg_index_write_problems(sqlite3 *db);

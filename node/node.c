@@ -28,11 +28,11 @@ struct src {
 
 struct cg_node {
 	int64_t expires_ms; /* monotonic ms when the current request's
-			       deadline passes, 0: none */
+	                       deadline passes, 0: none */
 	char *name;
 	struct src *src;
 	size_t nsrc;
-	json_t *memo;	   /* derived data kept between requests, or NULL */
+	json_t *memo;      /* derived data kept between requests, or NULL */
 	uint64_t memo_sig; /* what it was derived from */
 };
 
@@ -44,15 +44,16 @@ cg_node_new(cg_node **out, const cg_node_opts *o, cg_err *err)
 
 	*out = NULL;
 	if (n == NULL || (n->name = strdup(o->name)) == NULL ||
-	    (n->src = calloc(o->nsources ? o->nsources : 1,
-			     sizeof(*n->src))) == NULL) {
+	    (n->src = calloc(o->nsources ? o->nsources : 1, sizeof(*n->src))) ==
+	        NULL) {
 		cg_node_free(n);
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	}
 	for (size_t i = 0; i < o->nsources && rc == 0; i++) {
-		cg_index_opts io = {o->cache_dir,	  o->sources[i].name,
-				    o->sources[i].repo,	  o->sources[i].wiki,
-				    o->sources[i].kind, o->sources[i].registrar};
+		cg_index_opts io = {
+		    o->cache_dir,       o->sources[i].name,
+		    o->sources[i].repo, o->sources[i].wiki,
+		    o->sources[i].kind, o->sources[i].registrar};
 
 		n->src[i].name = strdup(o->sources[i].name);
 		if (n->src[i].name == NULL)
@@ -150,25 +151,24 @@ cg_node_in_scope(const json_t *args, const char *name)
 
 	if (!json_is_array(scope))
 		return true;
-	json_array_foreach(scope, i, s)
-		if (json_is_string(s) && strcmp(json_string_value(s), name) == 0)
-			return true;
+	json_array_foreach(scope, i, s) if (json_is_string(s) &&
+	                                    strcmp(json_string_value(s),
+	                                           name) == 0) return true;
 	return false;
 }
 
 static json_t *
 sync_json(const cg_sync_stats *st)
 {
-	json_t *o = json_pack("{s:I, s:b, s:i, s:i, s:i, s:i, s:i, s:i}",
-			      "generation", (json_int_t)st->generation,
-			      "rebuilt", st->rebuilt, "files", st->files,
-			      "read", st->read, "reparsed", st->reparsed,
-			      "added", st->added, "deleted", st->deleted,
-			      "skipped", st->skipped);
+	json_t *o = json_pack(
+	    "{s:I, s:b, s:i, s:i, s:i, s:i, s:i, s:i}", "generation",
+	    (json_int_t)st->generation, "rebuilt", st->rebuilt, "files",
+	    st->files, "read", st->read, "reparsed", st->reparsed, "added",
+	    st->added, "deleted", st->deleted, "skipped", st->skipped);
 
 	if (st->rebuilt)
 		json_object_set_new(o, "rebuild_reason",
-				    json_string(st->rebuild_reason));
+		                    json_string(st->rebuild_reason));
 	return o;
 }
 
@@ -202,9 +202,10 @@ op_sync(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		if (!cg_node_in_scope(args, n->src[i].name))
 			continue;
 		rc = first == 0 ? cg_index_sync(n->src[i].idx, &st, err)
-				: cg_index_sync(n->src[i].idx, &st, NULL);
+		                : cg_index_sync(n->src[i].idx, &st, NULL);
 		if (rc == 0)
-			json_object_set_new(per, n->src[i].name, sync_json(&st));
+			json_object_set_new(per, n->src[i].name,
+			                    sync_json(&st));
 		else if (first == 0)
 			first = rc;
 	}
@@ -218,26 +219,26 @@ cg_node_ready(cg_index *idx, cg_err *err)
 	if (cg_index_db(idx) != NULL)
 		return 0;
 	return cg_err_set(err, CG_EUNAVAIL,
-			  "source %s: index not built yet (first indexing "
-			  "in progress)",
-			  cg_index_source(idx));
+	                  "source %s: index not built yet (first indexing "
+	                  "in progress)",
+	                  cg_index_source(idx));
 }
 
 /* Runs fn on a source; when it reports corruption, rebuilds the index
  * and runs it once more. */
-#define WITH_REBUILD(idx, err, call)                                         \
-	do {                                                                 \
-		rc = cg_node_ready((idx), (err));                                    \
-		if (rc == 0)                                                 \
-			rc = (call);                                         \
-		if (rc == CG_ECORRUPT) {                                     \
-			cg_sync_stats rst_;                                  \
-			cg_err_clear(err);                                   \
-			rc = cg_index_rebuild((idx), "corrupt at query",     \
-					      &rst_, (err));                 \
-			if (rc == 0)                                         \
-				rc = (call);                                 \
-		}                                                            \
+#define WITH_REBUILD(idx, err, call)                                     \
+	do {                                                             \
+		rc = cg_node_ready((idx), (err));                        \
+		if (rc == 0)                                             \
+			rc = (call);                                     \
+		if (rc == CG_ECORRUPT) {                                 \
+			cg_sync_stats rst_;                              \
+			cg_err_clear(err);                               \
+			rc = cg_index_rebuild((idx), "corrupt at query", \
+			                      &rst_, (err));             \
+			if (rc == 0)                                     \
+				rc = (call);                             \
+		}                                                        \
 	} while (0)
 
 static int
@@ -257,7 +258,7 @@ op_stats(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		if (!cg_node_in_scope(args, n->src[i].name))
 			continue;
 		WITH_REBUILD(n->src[i].idx, err,
-			     cg_search_stats(n->src[i].idx, &q, &st, err));
+		             cg_search_stats(n->src[i].idx, &q, &st, err));
 		if (rc == 0)
 			cg_gstats_add(&sum, &st);
 	}
@@ -268,8 +269,8 @@ op_stats(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 }
 
 static int
-search_args(const json_t *args, const cg_query *q, cg_filters *f,
-	    cg_gstats *g, cg_search_opts *o, cg_err *err)
+search_args(const json_t *args, const cg_query *q, cg_filters *f, cg_gstats *g,
+            cg_search_opts *o, cg_err *err)
 {
 	const json_t *lim = json_object_get(args, "limit");
 	int rc;
@@ -281,7 +282,7 @@ search_args(const json_t *args, const cg_query *q, cg_filters *f,
 	if (q->n > 0 &&
 	    cg_gstats_from_json(g, json_object_get(args, "stats"), q->n) != 0)
 		return cg_err_set(err, CG_EINVAL,
-				  "search: missing or malformed stats");
+		                  "search: missing or malformed stats");
 	o->q = q;
 	o->f = f;
 	o->g = g;
@@ -302,8 +303,8 @@ problem_followups(cg_index *idx, json_t *fu, size_t max)
 	/* Problems of pages the caller may not see are not its business. */
 	for (k = json_array_size(probs); k-- > 0;)
 		if (!cg_acl_allows(cg_index_acl(idx), cg_index_source(idx),
-				   json_string_value(json_object_get(
-				       json_array_get(probs, k), "path"))))
+		                   json_string_value(json_object_get(
+		                       json_array_get(probs, k), "path"))))
 			json_array_remove(probs, k);
 	json_array_foreach(probs, k, p)
 	{
@@ -311,18 +312,18 @@ problem_followups(cg_index *idx, json_t *fu, size_t max)
 			char msg[160];
 
 			(void)snprintf(msg, sizeof(msg),
-				       "%zu more indexing problem(s) in "
-				       "source %s",
-				       json_array_size(probs) - max,
-				       cg_index_source(idx));
+			               "%zu more indexing problem(s) in "
+			               "source %s",
+			               json_array_size(probs) - max,
+			               cg_index_source(idx));
 			json_array_append_new(
 			    fu, json_pack("{s:s, s:s, s:s}", "kind", "index",
-					  "source", cg_index_source(idx),
-					  "message", msg));
+			                  "source", cg_index_source(idx),
+			                  "message", msg));
 			break;
 		}
 		json_object_set_new(p, "source",
-				    json_string(cg_index_source(idx)));
+		                    json_string(cg_index_source(idx)));
 		json_array_append(fu, p);
 	}
 	json_decref(probs);
@@ -358,22 +359,22 @@ op_search(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 
 		if (!cg_node_in_scope(args, n->src[i].name))
 			continue;
-		WITH_REBUILD(n->src[i].idx, err,
-			     cg_search_run(n->src[i].idx, &o, hits, fu,
-					   &walked, err));
+		WITH_REBUILD(
+		    n->src[i].idx, err,
+		    cg_search_run(n->src[i].idx, &o, hits, fu, &walked, err));
 		for (size_t k = fu_before; k < json_array_size(fu); k++)
 			if (json_object_get(json_array_get(fu, k), "source") ==
 			    NULL)
-				json_object_set_new(json_array_get(fu, k),
-						    "source",
-						    json_string(n->src[i].name));
+				json_object_set_new(
+				    json_array_get(fu, k), "source",
+				    json_string(n->src[i].name));
 		if (rc == 0)
 			problem_followups(n->src[i].idx, fu, 20);
 		json_object_set_new(
 		    per, n->src[i].name,
 		    json_pack("{s:I, s:I}", "candidates", (json_int_t)walked,
-			      "hits",
-			      (json_int_t)(json_array_size(hits) - before)));
+		              "hits",
+		              (json_int_t)(json_array_size(hits) - before)));
 	}
 	cg_query_fini(&q);
 	return rc;
@@ -388,13 +389,14 @@ op_claims(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 
 	json_object_set_new(res, "pages", pages);
 	if (!json_is_array(keys))
-		return cg_err_set(err, CG_EINVAL, "claims: keys must be an "
-						  "array of strings");
+		return cg_err_set(err, CG_EINVAL,
+		                  "claims: keys must be an "
+		                  "array of strings");
 	for (size_t i = 0; i < n->nsrc && rc == 0; i++)
 		if (cg_node_in_scope(args, n->src[i].name))
-			WITH_REBUILD(n->src[i].idx, err,
-				     cg_search_claims(n->src[i].idx, keys,
-						      pages, err));
+			WITH_REBUILD(
+			    n->src[i].idx, err,
+			    cg_search_claims(n->src[i].idx, keys, pages, err));
 	return rc;
 }
 
@@ -415,7 +417,7 @@ op_problems(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		json_array_foreach(p, k, item)
 		{
 			json_object_set_new(item, "source",
-					    json_string(n->src[i].name));
+			                    json_string(n->src[i].name));
 			json_array_append(all, item);
 		}
 		json_decref(p);
@@ -427,15 +429,22 @@ static const struct {
 	const char *name;
 	int (*fn)(cg_node *, const json_t *, json_t *, cg_err *);
 } ops[] = {
-    {"sync", op_sync},	   {"stats", op_stats},
-    {"search", op_search}, {"claims", op_claims},
+    {"sync", op_sync},
+    {"stats", op_stats},
+    {"search", op_search},
+    {"claims", op_claims},
     {"problems", op_problems},
-    {"read", cg_tool_read}, {"peek", cg_tool_peek},
-    {"links", cg_tool_links}, {"backlinks", cg_tool_backlinks},
+    {"read", cg_tool_read},
+    {"peek", cg_tool_peek},
+    {"links", cg_tool_links},
+    {"backlinks", cg_tool_backlinks},
     {"resolve", cg_tool_resolve},
-    {"list", cg_walk_list}, {"map", cg_walk_map},
-    {"grep", cg_walk_grep}, {"status", cg_walk_status},
-    {"concept", cg_op_concept}, {"corpus_graph", cg_op_corpus_graph},
+    {"list", cg_walk_list},
+    {"map", cg_walk_map},
+    {"grep", cg_walk_grep},
+    {"status", cg_walk_status},
+    {"concept", cg_op_concept},
+    {"corpus_graph", cg_op_corpus_graph},
 };
 
 /* {source: generation} of every source, after following CURRENT. */
@@ -464,16 +473,16 @@ run_op(cg_node *n, int (*fn)(cg_node *, const json_t *, json_t *, cg_err *),
 
 	if (cg_acl_from_json(&acl, json_object_get(args, "acl")) != 0)
 		return cg_err_set(err, CG_EINVAL,
-				  "acl must be {workspace, allow: [globs], "
-				  "deny: [globs]}");
+		                  "acl must be {workspace, allow: [globs], "
+		                  "deny: [globs]}");
 	for (size_t i = 0; i < n->nsrc; i++) {
 		cg_index_set_acl(n->src[i].idx,
-				 cg_acl_active(&acl) ? &acl : NULL);
+		                 cg_acl_active(&acl) ? &acl : NULL);
 		/* One read transaction per request, not one per statement:
 		 * a consistent snapshot, and the locks are taken once. */
 		if (fn != op_sync && cg_index_db(n->src[i].idx) != NULL)
 			(void)sqlite3_exec(cg_index_db(n->src[i].idx), "BEGIN",
-					   NULL, NULL, NULL);
+			                   NULL, NULL, NULL);
 	}
 	rc = fn(n, args, res, err);
 	for (size_t i = 0; i < n->nsrc; i++) {
@@ -492,14 +501,14 @@ static json_t *
 reply_error(const cg_node *n, json_t *id, int code, const char *msg)
 {
 	return json_pack("{s:i, s:O, s:s, s:b, s:{s:s, s:s}}", "v",
-			 CG_PROTO_VERSION, "id", id ? id : json_null(), "node",
-			 n->name, "ok", 0, "error", "code", cg_code_name(code),
-			 "message", msg);
+	                 CG_PROTO_VERSION, "id", id ? id : json_null(), "node",
+	                 n->name, "ok", 0, "error", "code", cg_code_name(code),
+	                 "message", msg);
 }
 
 json_t *
 cg_node_error_reply(const cg_node *n, const json_t *id, int code,
-		    const char *msg)
+                    const char *msg)
 {
 	return reply_error(n, (json_t *)id, code, msg);
 }
@@ -517,11 +526,12 @@ cg_node_handle(cg_node *n, const json_t *req)
 	int rc;
 
 	if (!json_is_object(req))
-		return reply_error(n, NULL, CG_EPROTO, "request is not an object");
+		return reply_error(n, NULL, CG_EPROTO,
+		                   "request is not an object");
 	if (!json_is_integer(v) || json_integer_value(v) != CG_PROTO_VERSION)
 		return reply_error(n, id, CG_EPROTO,
-				   "unsupported protocol version (this node "
-				   "speaks v1)");
+		                   "unsupported protocol version (this node "
+		                   "speaks v1)");
 	if (args != NULL && !json_is_object(args))
 		return reply_error(n, id, CG_EINVAL, "args must be an object");
 	for (size_t i = 0; op != NULL && i < sizeof(ops) / sizeof(ops[0]);
@@ -531,10 +541,10 @@ cg_node_handle(cg_node *n, const json_t *req)
 		json_t *gen = generations(n);
 		const json_t *dl = json_object_get(req, "deadline_ms");
 
-		n->expires_ms = json_is_integer(dl) &&
-					json_integer_value(dl) > 0
-				    ? cg_mono_ms() + json_integer_value(dl)
-				    : 0;
+		n->expires_ms =
+		    json_is_integer(dl) && json_integer_value(dl) > 0
+		        ? cg_mono_ms() + json_integer_value(dl)
+		        : 0;
 		cg_err_clear(&err);
 		res = json_object();
 		t0 = cg_mono_ms_f();
@@ -542,9 +552,8 @@ cg_node_handle(cg_node *n, const json_t *req)
 		if (rc != 0) {
 			json_decref(res);
 			json_decref(gen);
-			return reply_error(n, id, rc,
-					   err.msg[0] ? err.msg
-						      : cg_code_name(rc));
+			return reply_error(
+			    n, id, rc, err.msg[0] ? err.msg : cg_code_name(rc));
 		}
 		if (strcmp(op, "sync") == 0) {
 			json_decref(gen);
@@ -552,12 +561,12 @@ cg_node_handle(cg_node *n, const json_t *req)
 		}
 		/* ms: this node's own handling time, for the evidence. */
 		return json_pack("{s:i, s:O, s:s, s:b, s:o, s:o, s:f}", "v",
-				 CG_PROTO_VERSION, "id", id ? id : json_null(),
-				 "node", n->name, "ok", 1, "generation", gen,
-				 "result", res, "ms", cg_mono_ms_f() - t0);
+		                 CG_PROTO_VERSION, "id", id ? id : json_null(),
+		                 "node", n->name, "ok", 1, "generation", gen,
+		                 "result", res, "ms", cg_mono_ms_f() - t0);
 	}
 	return reply_error(n, id, CG_EINVAL,
-			   "unknown operation (valid: sync, stats, search, "
-			   "claims, problems, read, peek, links, "
-			   "backlinks, resolve, list, map, grep, status)");
+	                   "unknown operation (valid: sync, stats, search, "
+	                   "claims, problems, read, peek, links, "
+	                   "backlinks, resolve, list, map, grep, status)");
 }

@@ -32,10 +32,10 @@
 typedef struct cg_node cg_node;
 
 typedef struct cg_node_source {
-	const char *name; /* source name */
-	const char *repo; /* absolute repository root */
-	const char *wiki; /* absolute wiki folder (a corpus: its folder) */
-	int kind;	  /* enum cg_source_kind: 0 wiki, else a corpus */
+	const char *name;      /* source name */
+	const char *repo;      /* absolute repository root */
+	const char *wiki;      /* absolute wiki folder (a corpus: its folder) */
+	int kind;              /* enum cg_source_kind: 0 wiki, else a corpus */
 	const char *registrar; /* corpus: the registering repository */
 } cg_node_source;
 
@@ -57,7 +57,7 @@ json_t *cg_node_handle(cg_node *n, const json_t *req);
  * cg_node_handle() (e.g. bytes the wire codec refused).  id (borrowed, may
  * be NULL) is echoed; code is a negative cg_code.  New reference. */
 json_t *cg_node_error_reply(const cg_node *n, const json_t *id, int code,
-			    const char *msg);
+                            const char *msg);
 
 const char *cg_node_name(const cg_node *n);
 

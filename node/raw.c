@@ -63,7 +63,7 @@ from_metadata(const char *ref, const json_t *meta)
 
 static json_t *
 resolve_slug(const char *repo, const char *page, const char *ref,
-	     json_t *followups)
+             json_t *followups)
 {
 	char rel[1024];
 	char *path;
@@ -73,7 +73,7 @@ resolve_slug(const char *repo, const char *page, const char *ref,
 	json_t *out;
 
 	(void)snprintf(rel, sizeof(rel), ".guild/raw/sources/%s/metadata.json",
-		       ref);
+	               ref);
 	path = cg_path_join(repo, rel);
 	if (path != NULL &&
 	    cg_file_read(path, RAW_META_MAX, &text, &len, NULL) == 0)
@@ -88,13 +88,12 @@ resolve_slug(const char *repo, const char *page, const char *ref,
 	json_decref(meta);
 	if (followups != NULL)
 		json_array_append_new(
-		    followups,
-		    json_pack("{s:s, s:s, s:s+++}", "kind", "raw_missing",
-			      "path", page, "message",
-			      "source_refs: no readable ", rel, " for ",
-			      "this page"));
+		    followups, json_pack("{s:s, s:s, s:s+++}", "kind",
+		                         "raw_missing", "path", page, "message",
+		                         "source_refs: no readable ", rel,
+		                         " for ", "this page"));
 	return json_pack("{s:s, s:s, s:s, s:b}", "ref", ref, "kind", "raw",
-			 "slug", ref, "raw_path_missing", 1);
+	                 "slug", ref, "raw_path_missing", 1);
 }
 
 static json_t *
@@ -110,12 +109,12 @@ resolve_path(const char *repo, const char *ref)
 	}
 	free(abs);
 	return json_pack("{s:s, s:s, s:s, s:b}", "ref", ref, "kind", "path",
-			 "path", ref, "exists", exists);
+	                 "path", ref, "exists", exists);
 }
 
 json_t *
 cg_raw_resolve(const char *repo, const char *page, const json_t *refs,
-	       json_t *followups)
+               json_t *followups)
 {
 	json_t *out = json_array();
 	size_t i;

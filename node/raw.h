@@ -17,6 +17,6 @@
  * Followups ({kind, path, message}) are appended to followups when it is
  * not NULL; page is the page's path, used in their messages. */
 json_t *cg_raw_resolve(const char *repo, const char *page, const json_t *refs,
-		       json_t *followups);
+                       json_t *followups);
 
 #endif

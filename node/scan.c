@@ -19,11 +19,11 @@
 #include "page.h"
 
 #define SCAN_MAX_ENTRIES 1000000
-#define SCAN_MAX_DEPTH 32
+#define SCAN_MAX_DEPTH   32
 
 struct pending {
-	char *abs;   /* absolute folder path */
-	char *rel;   /* relative to repo */
+	char *abs; /* absolute folder path */
+	char *rel; /* relative to repo */
 	const char *category;
 	int depth;
 };
@@ -45,7 +45,7 @@ ends_with_md(const char *name)
 
 static int
 push_entry(cg_scan *s, const char *rel, const char *category,
-	   const struct stat *st, enum cg_scan_kind kind)
+           const struct stat *st, enum cg_scan_kind kind)
 {
 	cg_scan_entry *e;
 
@@ -66,8 +66,8 @@ push_entry(cg_scan *s, const char *rel, const char *category,
 		return CG_ENOMEM;
 	e->category = category;
 	e->size = (int64_t)st->st_size;
-	e->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000LL +
-		      st->st_mtim.tv_nsec;
+	e->mtime_ns =
+	    (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
 	e->kind = kind;
 	e->overlay = NULL;
 	e->overlay_hash = 0;
@@ -117,10 +117,9 @@ visit(cg_scan *s, const struct pending *dir, const char *name,
 			*capstack = cap;
 		}
 		(*stack)[*nstack] = (struct pending){
-			abs, rel,
-			dir->depth == 0 ? cg_category_for_dir(name)
-					: dir->category,
-			dir->depth + 1};
+		    abs, rel,
+		    dir->depth == 0 ? cg_category_for_dir(name) : dir->category,
+		    dir->depth + 1};
 		(*nstack)++;
 		return 0;
 	}
@@ -138,7 +137,7 @@ out:
 
 static int
 scan_dir(cg_scan *s, struct pending *dir, struct pending **stack,
-	 size_t *nstack, size_t *capstack)
+         size_t *nstack, size_t *capstack)
 {
 	DIR *d = opendir(dir->abs);
 	struct dirent *de;
@@ -181,8 +180,8 @@ cg_scan_wiki(cg_scan *out, const char *repo, const char *wiki, cg_err *err)
 	if (stack == NULL)
 		return cg_err_set(err, CG_ENOMEM, "scan: out of memory");
 	capstack = 1;
-	stack[0] = (struct pending){strdup(wiki), relative_to(repo, wiki),
-				    NULL, 0};
+	stack[0] =
+	    (struct pending){strdup(wiki), relative_to(repo, wiki), NULL, 0};
 	nstack = 1;
 	if (stack[0].abs == NULL || stack[0].rel == NULL)
 		rc = CG_ENOMEM;
@@ -202,8 +201,8 @@ cg_scan_wiki(cg_scan *out, const char *repo, const char *wiki, cg_err *err)
 	if (rc != 0) {
 		cg_scan_fini(out);
 		return cg_err_set(err, rc, "scan %s: %s", wiki,
-				  rc == CG_ETOOBIG ? "too many files"
-						   : "out of memory");
+		                  rc == CG_ETOOBIG ? "too many files"
+		                                   : "out of memory");
 	}
 	cg_scan_sort(out);
 	return 0;
@@ -218,7 +217,7 @@ cg_scan_sort(cg_scan *s)
 
 int
 cg_scan_push(cg_scan *s, const char *rel, int64_t size, int64_t mtime_ns,
-	     enum cg_scan_kind kind)
+             enum cg_scan_kind kind)
 {
 	struct stat st;
 

@@ -24,15 +24,15 @@ enum cg_scan_kind {
 };
 
 typedef struct cg_scan_entry {
-	char *rel;	      /* path relative to the repo root */
+	char *rel;            /* path relative to the repo root */
 	const char *category; /* static category of its top folder, or NULL */
 	int64_t size;
 	int64_t mtime_ns;
 	enum cg_scan_kind kind;
 	/* Corpus sources (node/corpus_scan.c) only, else NULL/false: */
-	json_t *overlay; /* the index entry's metadata, owned */
+	json_t *overlay;       /* the index entry's metadata, owned */
 	uint64_t overlay_hash; /* of its canonical JSON: part of the content */
-	bool virt;	 /* no document here: the entry alone is indexed */
+	bool virt; /* no document here: the entry alone is indexed */
 } cg_scan_entry;
 
 typedef struct cg_scan {
@@ -43,15 +43,14 @@ typedef struct cg_scan {
 
 /* Walks wiki (absolute, inside repo).  Caps at 1,000,000 entries and a
  * folder depth of 32. */
-int cg_scan_wiki(cg_scan *out, const char *repo, const char *wiki,
-		 cg_err *err);
+int cg_scan_wiki(cg_scan *out, const char *repo, const char *wiki, cg_err *err);
 void cg_scan_fini(cg_scan *s);
 
 /* Sorts by rel (the order every consumer bsearches in). */
 void cg_scan_sort(cg_scan *s);
 /* Appends an entry (rel copied); CG_ENOMEM or CG_ETOOBIG. */
 int cg_scan_push(cg_scan *s, const char *rel, int64_t size, int64_t mtime_ns,
-		 enum cg_scan_kind kind);
+                 enum cg_scan_kind kind);
 
 /* True when the file name is wiki bookkeeping, not a page. */
 int cg_scan_excluded(const char *name);

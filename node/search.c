@@ -17,10 +17,10 @@
 #include <strings.h>
 #include <time.h>
 
-#include "tools_corpus.h"
 #include "cg_buf.h"
 #include "page.h"
 #include "raw.h"
+#include "tools_corpus.h"
 
 #define SEARCH_MAX_LIMIT 500
 
@@ -41,24 +41,24 @@ cg_filters_validate(const cg_filters *f, cg_err *err)
 
 		if (sing != NULL)
 			return cg_err_set(err, CG_EINVAL,
-					  "category '%s' is a plural: use "
-					  "'%s' (valid: %s)",
-					  f->category, sing,
-					  cg_category_list());
+			                  "category '%s' is a plural: use "
+			                  "'%s' (valid: %s)",
+			                  f->category, sing,
+			                  cg_category_list());
 		return cg_err_set(err, CG_EINVAL,
-				  "unknown category '%s' (valid: %s)",
-				  f->category, cg_category_list());
+		                  "unknown category '%s' (valid: %s)",
+		                  f->category, cg_category_list());
 	}
 	if (f->confidence != NULL && !confidence_valid(f->confidence))
 		return cg_err_set(err, CG_EINVAL,
-				  "invalid confidence '%s' (valid: low, "
-				  "medium, high)",
-				  f->confidence);
+		                  "invalid confidence '%s' (valid: low, "
+		                  "medium, high)",
+		                  f->confidence);
 	if (f->updated_since != NULL && !cg_date_valid(f->updated_since))
 		return cg_err_set(err, CG_EINVAL,
-				  "invalid updated_since '%s' (expected a "
-				  "calendar date YYYY-MM-DD)",
-				  f->updated_since);
+		                  "invalid updated_since '%s' (expected a "
+		                  "calendar date YYYY-MM-DD)",
+		                  f->updated_since);
 	if (f->owner != NULL && *f->owner == '\0')
 		return cg_err_set(err, CG_EINVAL, "empty owner filter");
 	if (f->tag != NULL && *f->tag == '\0')
@@ -84,10 +84,10 @@ cg_filters_json(const cg_filters *f)
 		json_object_set_new(o, "owner", json_string(f->owner));
 	if (f->confidence)
 		json_object_set_new(o, "confidence",
-				    json_string(f->confidence));
+		                    json_string(f->confidence));
 	if (f->updated_since)
 		json_object_set_new(o, "updated_since",
-				    json_string(f->updated_since));
+		                    json_string(f->updated_since));
 	if (f->tag)
 		json_object_set_new(o, "tag", json_string(f->tag));
 	return o;
@@ -111,8 +111,8 @@ static int
 sql_err(cg_index *idx, int rc, const char *what, cg_err *err)
 {
 	return cg_err_set(err, cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO,
-			  "search %s (%s): %s", what, cg_index_source(idx),
-			  sqlite3_errmsg(cg_index_db(idx)));
+	                  "search %s (%s): %s", what, cg_index_source(idx),
+	                  sqlite3_errmsg(cg_index_db(idx)));
 }
 
 /* A cached statement of the index (cg_index_stmt): reset it, never
@@ -143,7 +143,7 @@ count_rows(cg_index *idx, const char *phrase, int64_t *out, cg_err *err)
 	rc = st ? SQLITE_OK : sqlite3_errcode(cg_index_db(idx));
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, expr.data, (int)expr.len,
-				  SQLITE_STATIC);
+		                  SQLITE_STATIC);
 		rc = sqlite3_step(st);
 	}
 	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
@@ -199,8 +199,8 @@ cg_gstats_json(const cg_gstats *g)
 	for (size_t i = 0; i < g->nterms; i++)
 		json_array_append_new(df, json_integer(g->df[i]));
 	return json_pack("{s:I, s:o, s:o, s:I}", "nrows", (json_int_t)g->nrows,
-			 "tot", tot, "df", df, "df_phrase",
-			 (json_int_t)g->df_phrase);
+	                 "tot", tot, "df", df, "df_phrase",
+	                 (json_int_t)g->df_phrase);
 }
 
 int
@@ -254,8 +254,8 @@ set_rank(cg_index *idx, const cg_gstats *g, enum cg_match m)
 /* --- candidates ---------------------------------------------------------- */
 
 struct cand {
-	int64_t page;	/* page id */
-	int64_t rowid;	/* best section */
+	int64_t page;  /* page id */
+	int64_t rowid; /* best section */
 	double score;
 	enum cg_match m;
 	int line_start;
@@ -290,7 +290,7 @@ static void
 bind_filters(sqlite3_stmt *st, const cg_filters *f)
 {
 	const char *v[] = {f->category, f->owner, f->confidence,
-			   f->updated_since, f->tag};
+	                   f->updated_since, f->tag};
 
 	for (int i = 0; i < 5; i++)
 		if (v[i] != NULL)
@@ -300,7 +300,7 @@ bind_filters(sqlite3_stmt *st, const cg_filters *f)
 /* Runs one match class and adds the pages not yet collected. */
 static int
 run_class(cg_index *idx, const cg_search_opts *o, enum cg_match m,
-	  struct cands *c, int64_t *walked, cg_err *err)
+          struct cands *c, int64_t *walked, cg_err *err)
 {
 	char *expr = cg_query_fts(o->q, m);
 	char sql[1024];
@@ -313,17 +313,17 @@ run_class(cg_index *idx, const cg_search_opts *o, enum cg_match m,
 	}
 	set_rank(idx, o->g, m);
 	(void)snprintf(sql, sizeof(sql),
-		       "SELECT sec.rowid, cg_rank(sec) AS score, "
-		       "sec.line_start, sec.line_end FROM sec JOIN pages p ON "
-		       "p.id = (sec.rowid >> %d) WHERE sec MATCH ?1%s ORDER BY "
-		       "score DESC, p.updated_at DESC, p.conf_rank DESC, "
-		       "p.path",
-		       CG_SEC_SHIFT, filter_sql);
+	               "SELECT sec.rowid, cg_rank(sec) AS score, "
+	               "sec.line_start, sec.line_end FROM sec JOIN pages p ON "
+	               "p.id = (sec.rowid >> %d) WHERE sec MATCH ?1%s ORDER BY "
+	               "score DESC, p.updated_at DESC, p.conf_rank DESC, "
+	               "p.path",
+	               CG_SEC_SHIFT, filter_sql);
 	st = cached(idx, sql);
 	if (st == NULL) {
 		free(expr);
 		return sql_err(idx, sqlite3_errcode(cg_index_db(idx)),
-			       "prepare", err);
+		               "prepare", err);
 	}
 	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
 	bind_filters(st, o->f);
@@ -336,11 +336,11 @@ run_class(cg_index *idx, const cg_search_opts *o, enum cg_match m,
 		if (cands_has(c, page))
 			continue;
 		c->v[c->n++] = (struct cand){page,
-					     rowid,
-					     sqlite3_column_double(st, 1),
-					     m,
-					     sqlite3_column_int(st, 2),
-					     sqlite3_column_int(st, 3)};
+		                             rowid,
+		                             sqlite3_column_double(st, 1),
+		                             m,
+		                             sqlite3_column_int(st, 2),
+		                             sqlite3_column_int(st, 3)};
 	}
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		rc = 0;
@@ -354,16 +354,16 @@ run_class(cg_index *idx, const cg_search_opts *o, enum cg_match m,
 /* Filter-only listing (empty query): newest first. */
 static int
 run_filters(cg_index *idx, const cg_search_opts *o, struct cands *c,
-	    int64_t *walked, cg_err *err)
+            int64_t *walked, cg_err *err)
 {
 	char sql[1024];
 	sqlite3_stmt *st = NULL;
 	int rc;
 
 	(void)snprintf(sql, sizeof(sql),
-		       "SELECT p.id, p.nlines FROM pages p WHERE 1%s ORDER BY "
-		       "p.updated_at DESC, p.conf_rank DESC, p.path LIMIT %zu",
-		       filter_sql, c->limit);
+	               "SELECT p.id, p.nlines FROM pages p WHERE 1%s ORDER BY "
+	               "p.updated_at DESC, p.conf_rank DESC, p.path LIMIT %zu",
+	               filter_sql, c->limit);
 	rc = sqlite3_prepare_v2(cg_index_db(idx), sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return sql_err(idx, rc, "prepare", err);
@@ -390,7 +390,7 @@ snippet_col(cg_index *idx, const char *expr, int64_t rowid, int col)
 	char *out = NULL;
 
 	st = cached(idx, "SELECT snippet(sec, ?3, '**', '**', '…', 24) "
-			 "FROM sec WHERE sec MATCH ?1 AND rowid = ?2");
+	                 "FROM sec WHERE sec MATCH ?1 AND rowid = ?2");
 	if (st == NULL)
 		return NULL;
 	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
@@ -457,10 +457,9 @@ static json_t *
 extra_keys(const char *fm_text)
 {
 	static const char *const known[] = {
-	    "type",	  "category",	"owner",      "confidence",
-	    "source_refs", "created_at", "updated_at", "updated",
-	    "expires_at", "supersedes", "tags",	      "title",
-	    "claim",	  "subject",	NULL};
+	    "type",       "category",   "owner",   "confidence", "source_refs",
+	    "created_at", "updated_at", "updated", "expires_at", "supersedes",
+	    "tags",       "title",      "claim",   "subject",    NULL};
 	json_t *fm = fm_text ? json_loads(fm_text, 0, NULL) : NULL;
 	json_t *out = json_object();
 	const char *key;
@@ -494,20 +493,19 @@ hit_from_row(cg_index *idx, sqlite3_stmt *st, json_t *followups)
 	json_t *h;
 
 	(void)snprintf(hash, sizeof(hash), "%016llx",
-		       (unsigned long long)sqlite3_column_int64(st, 12));
-	h = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
-		      " s:o, s:o, s:s, s:b, s:o}",
-		      "source", cg_index_source(idx), "path", path, "title",
-		      col_json(st, 1), "category", col_json(st, 2), "owner",
-		      col_json(st, 3), "confidence", col_json(st, 4),
-		      "updated_at", col_json(st, 5), "created_at",
-		      col_json(st, 6), "expires_at", col_json(st, 7), "tags",
-		      col_parsed(st, 8), "supersedes", col_parsed(st, 10),
-		      "claim_key", col_json(st, 11), "source_refs",
-		      cg_raw_resolve(cg_index_repo(idx), path, refs, followups),
-		      "body_hash", hash, "expired", is_expired(expires),
-		      "extra",
-		      extra_keys((const char *)sqlite3_column_text(st, 16)));
+	               (unsigned long long)sqlite3_column_int64(st, 12));
+	h = json_pack(
+	    "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
+	    " s:o, s:o, s:s, s:b, s:o}",
+	    "source", cg_index_source(idx), "path", path, "title",
+	    col_json(st, 1), "category", col_json(st, 2), "owner",
+	    col_json(st, 3), "confidence", col_json(st, 4), "updated_at",
+	    col_json(st, 5), "created_at", col_json(st, 6), "expires_at",
+	    col_json(st, 7), "tags", col_parsed(st, 8), "supersedes",
+	    col_parsed(st, 10), "claim_key", col_json(st, 11), "source_refs",
+	    cg_raw_resolve(cg_index_repo(idx), path, refs, followups),
+	    "body_hash", hash, "expired", is_expired(expires), "extra",
+	    extra_keys((const char *)sqlite3_column_text(st, 16)));
 	json_decref(refs);
 	if (h != NULL && sqlite3_column_int(st, 13) >= CG_FM_LENIENT)
 		json_object_set_new(h, "frontmatter_error", col_json(st, 14));
@@ -518,7 +516,7 @@ hit_from_row(cg_index *idx, sqlite3_stmt *st, json_t *followups)
  * search, or NULL. */
 static int
 add_hit(cg_index *idx, const cg_search_opts *o, const struct cand *c,
-	const json_t *fresh, json_t *hits, json_t *followups, cg_err *err)
+        const json_t *fresh, json_t *hits, json_t *followups, cg_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	json_t *h = NULL;
@@ -528,7 +526,7 @@ add_hit(cg_index *idx, const cg_search_opts *o, const struct cand *c,
 	st = cached(idx, page_sql);
 	if (st == NULL)
 		return sql_err(idx, sqlite3_errcode(cg_index_db(idx)), "page",
-			       err);
+		               err);
 	sqlite3_bind_int64(st, 1, c->page);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
@@ -541,39 +539,38 @@ add_hit(cg_index *idx, const cg_search_opts *o, const struct cand *c,
 	if (c->rowid >= 0)
 		snip = snippet_for(idx, o, c);
 	json_object_set_new(h, "snippet",
-			    snip ? json_string(snip)
-				 : col_json(st, 15));
+	                    snip ? json_string(snip) : col_json(st, 15));
 	sqlite3_reset(st);
 	free(snip);
 	json_object_set_new(h, "score", json_real(c->score));
 	json_object_set_new(h, "match", json_string(cg_match_name(c->m)));
 	json_object_set_new(h, "match_rank", json_integer(c->m));
 	json_object_set_new(h, "line_range",
-			    json_pack("[i, i]", c->line_start, c->line_end));
+	                    json_pack("[i, i]", c->line_start, c->line_end));
 	if (o->explain)
-		json_object_set_new(
-		    h, "explain",
-		    json_pack("{s:s, s:f, s:I}", "class", cg_match_name(c->m),
-			      "bm25", c->score, "section",
-			      (json_int_t)(c->rowid & 0xffff)));
+		json_object_set_new(h, "explain",
+		                    json_pack("{s:s, s:f, s:I}", "class",
+		                              cg_match_name(c->m), "bm25",
+		                              c->score, "section",
+		                              (json_int_t)(c->rowid & 0xffff)));
 	json_array_append_new(hits, h);
 	return 0;
 }
 
 int
 cg_search_run(cg_index *idx, const cg_search_opts *o, json_t *hits,
-	      json_t *followups, int64_t *walked, cg_err *err)
+              json_t *followups, int64_t *walked, cg_err *err)
 {
 	static const enum cg_match order[] = {CG_MATCH_PHRASE, CG_MATCH_ALL,
-					      CG_MATCH_SOME, CG_MATCH_META};
+	                                      CG_MATCH_SOME, CG_MATCH_META};
 	struct cands c = {NULL, 0, 0};
 	json_t *fresh;
 	int rc = 0;
 
-	c.limit = o->limit < 1 ? 1
-			       : (size_t)(o->limit > SEARCH_MAX_LIMIT
-					      ? SEARCH_MAX_LIMIT
-					      : o->limit);
+	c.limit = o->limit < 1
+	              ? 1
+	              : (size_t)(o->limit > SEARCH_MAX_LIMIT ? SEARCH_MAX_LIMIT
+	                                                     : o->limit);
 	c.v = calloc(c.limit, sizeof(*c.v));
 	if (c.v == NULL)
 		return cg_err_set(err, CG_ENOMEM, "search: out of memory");
@@ -600,18 +597,19 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 	const json_t *k;
 	int rc;
 
-	st = cached(idx, "SELECT path, title, category, updated_at, "
-			 "confidence, supersedes, body_hash, claim_key "
-			 "FROM pages WHERE claim_key = ?1 AND cg_visible(path)");
+	st =
+	    cached(idx, "SELECT path, title, category, updated_at, "
+	                "confidence, supersedes, body_hash, claim_key "
+	                "FROM pages WHERE claim_key = ?1 AND cg_visible(path)");
 	if (st == NULL)
 		return sql_err(idx, sqlite3_errcode(cg_index_db(idx)), "claims",
-			       err);
+		               err);
 	json_array_foreach(keys, i, k)
 	{
 		if (!json_is_string(k))
 			continue;
 		sqlite3_bind_text(st, 1, json_string_value(k), -1,
-				  SQLITE_STATIC);
+		                  SQLITE_STATIC);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			char hash[32];
 
@@ -621,15 +619,15 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 			json_array_append_new(
 			    out,
 			    json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, "
-				      "s:s, s:o}",
-				      "source", cg_index_source(idx), "path",
-				      (const char *)sqlite3_column_text(st, 0),
-				      "title", col_json(st, 1), "category",
-				      col_json(st, 2), "updated_at",
-				      col_json(st, 3), "confidence",
-				      col_json(st, 4), "supersedes",
-				      col_parsed(st, 5), "body_hash", hash,
-				      "claim_key", col_json(st, 7)));
+			              "s:s, s:o}",
+			              "source", cg_index_source(idx), "path",
+			              (const char *)sqlite3_column_text(st, 0),
+			              "title", col_json(st, 1), "category",
+			              col_json(st, 2), "updated_at",
+			              col_json(st, 3), "confidence",
+			              col_json(st, 4), "supersedes",
+			              col_parsed(st, 5), "body_hash", hash,
+			              "claim_key", col_json(st, 7)));
 		}
 		sqlite3_reset(st);
 	}

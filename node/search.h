@@ -25,11 +25,11 @@
 #include "query.h"
 
 typedef struct cg_filters {
-	const char *category;	   /* singular category */
-	const char *owner;	   /* case-insensitive equality */
-	const char *confidence;	   /* low | medium | high */
+	const char *category;      /* singular category */
+	const char *owner;         /* case-insensitive equality */
+	const char *confidence;    /* low | medium | high */
 	const char *updated_since; /* YYYY-MM-DD, inclusive */
-	const char *tag;	   /* case-insensitive tag equality */
+	const char *tag;           /* case-insensitive tag equality */
 } cg_filters;
 
 /* Validates filters strictly: a plural category names its singular, an
@@ -44,24 +44,24 @@ void cg_filters_from_json(cg_filters *f, const json_t *obj);
 
 /* Statistics of a query: local to one index, or summed over many. */
 typedef struct cg_gstats {
-	int64_t nrows;		      /* section rows */
-	int64_t tot[CG_NCOLS];	      /* tokens per column */
-	size_t nterms;		      /* == query terms */
+	int64_t nrows;                  /* section rows */
+	int64_t tot[CG_NCOLS];          /* tokens per column */
+	size_t nterms;                  /* == query terms */
 	int64_t df[CG_QUERY_MAX_TERMS]; /* rows holding term i */
-	int64_t df_phrase;	      /* rows holding the whole phrase */
+	int64_t df_phrase;              /* rows holding the whole phrase */
 } cg_gstats;
 
 int cg_search_stats(cg_index *idx, const cg_query *q, cg_gstats *out,
-		    cg_err *err);
+                    cg_err *err);
 void cg_gstats_add(cg_gstats *acc, const cg_gstats *s);
 json_t *cg_gstats_json(const cg_gstats *g);
 int cg_gstats_from_json(cg_gstats *g, const json_t *obj, size_t nterms);
 
 typedef struct cg_search_opts {
-	const cg_query *q;    /* may have n == 0 when filters are set */
+	const cg_query *q; /* may have n == 0 when filters are set */
 	const cg_filters *f;
-	const cg_gstats *g;   /* global statistics */
-	int limit;	      /* pages to return at most */
+	const cg_gstats *g; /* global statistics */
+	int limit;          /* pages to return at most */
 	bool explain;
 } cg_search_opts;
 
@@ -73,12 +73,12 @@ typedef struct cg_search_opts {
  * pages (missing raw metadata...) is appended to followups.
  */
 int cg_search_run(cg_index *idx, const cg_search_opts *o, json_t *hits,
-		  json_t *followups, int64_t *walked, cg_err *err);
+                  json_t *followups, int64_t *walked, cg_err *err);
 
 /* Appends to out the pages whose claim key is one of keys (a JSON array
  * of strings): {source, path, title, category, updated_at, confidence,
  * supersedes, body_hash, claim_key}. */
 int cg_search_claims(cg_index *idx, const json_t *keys, json_t *out,
-		     cg_err *err);
+                     cg_err *err);
 
 #endif

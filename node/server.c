@@ -64,7 +64,7 @@ struct cg_server {
 	char *cache;          /* index cache root */
 	char *url;            /* the address listened on */
 	int64_t reconcile_ms; /* period of the full reconcile */
-	bool on_demand;	      /* syncs only on request */
+	bool on_demand;       /* syncs only on request */
 	int64_t debounce_ms;  /* quiet time after a change */
 	cg_log_fn log;        /* may be NULL */
 	void *log_ctx;
@@ -151,11 +151,10 @@ copy_names(cg_server *s, const cg_server_opts *o, cg_err *err)
 	if (s->name == NULL || s->cache == NULL || s->src == NULL)
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	for (size_t i = 0; i < s->ws.nsources; i++)
-		s->src[i] = (cg_node_source){s->ws.sources[i].name,
-		                             s->ws.sources[i].repo,
-		                             s->ws.sources[i].wiki,
-		                             s->ws.sources[i].corpus_kind,
-		                             s->ws.sources[i].registrar};
+		s->src[i] = (cg_node_source){
+		    s->ws.sources[i].name, s->ws.sources[i].repo,
+		    s->ws.sources[i].wiki, s->ws.sources[i].corpus_kind,
+		    s->ws.sources[i].registrar};
 	return 0;
 }
 
@@ -859,7 +858,8 @@ answer_jobs(cg_server *s, nng_aio *aio, bool final)
 		} else {
 			reply = cg_node_handle(s->writer, jobs[i].req);
 			if (reply != NULL)
-				log_sync(s, "request", reply, cg_mono_ms() - t0);
+				log_sync(s, "request", reply,
+				         cg_mono_ms() - t0);
 		}
 		send_reply(s, s->writer, jobs[i].ctx, aio, false, reply);
 		nng_ctx_close(jobs[i].ctx);
@@ -891,7 +891,8 @@ wait_ms(const cg_server *s, int64_t now, int64_t next_rec, bool dirty,
 static void
 sync_loop(cg_server *s, struct watcher *w, nng_aio *aio)
 {
-	int64_t next_rec = s->on_demand ? INT64_MAX : cg_mono_ms() + s->reconcile_ms;
+	int64_t next_rec =
+	    s->on_demand ? INT64_MAX : cg_mono_ms() + s->reconcile_ms;
 	int64_t first = 0;
 	int64_t last = 0;
 	bool dirty = false;

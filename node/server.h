@@ -29,9 +29,8 @@
 #ifndef CG_SERVER_H
 #define CG_SERVER_H
 
-#include <stddef.h>
-
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "cg_err.h"
 #include "node.h"
@@ -61,8 +60,8 @@ typedef struct cg_server_opts {
 	int reconcile_s;       /* seconds between reconciles; <= 0: default */
 	int debounce_ms;       /* quiet time after a change; <= 0: default */
 	bool on_demand;        /* sync only when a client asks: no start
-				  sync, no inotify, no reconcile (for a
-				  one-shot CLI run) */
+	                          sync, no inotify, no reconcile (for a
+	                          one-shot CLI run) */
 	cg_log_fn log;         /* may be NULL */
 	void *log_ctx;
 } cg_server_opts;

@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_buf.h"
-#include "tools_page.h"
 #include "acl.h"
+#include "cg_buf.h"
 #include "cg_utf8.h"
+#include "tools_page.h"
 
 /* Matches returned per name by the resolve operation. */
 #define RESOLVE_MAX 50
@@ -226,7 +226,7 @@ find_pages(cg_index *idx, const char *name, const char *from_dir, int limit,
 
 		rc = SQLITE_OK;
 		if (!cg_acl_allows(cg_index_acl(idx), cg_index_source(idx),
-				   (const char *)sqlite3_column_text(st, 0)))
+		                   (const char *)sqlite3_column_text(st, 0)))
 			continue; /* hidden pages resolve to nothing */
 		json_array_append_new(
 		    out, json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:i}", "source",

@@ -10,8 +10,6 @@
 #define _GNU_SOURCE
 #include "tools_page.h"
 
-#include "acl.h"
-
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -22,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "acl.h"
 #include "cg_buf.h"
 #include "cg_utf8.h"
 #include "frontmatter.h"
@@ -241,7 +240,7 @@ cg_page_item(cg_node *n, const json_t *item, cg_index **idx, const char **path,
 	/* A page the caller may not see is missing, in the same words. */
 	if (!cg_acl_allows(cg_index_acl(*idx), json_string_value(s), *path))
 		return cg_err_set(err, CG_ENOTFOUND, "no such page '%.300s'",
-				  *path);
+		                  *path);
 	return 0;
 }
 

@@ -11,11 +11,6 @@
  */
 #include "tools_walk.h"
 
-#include "acl.h"
-#include "corpus_scan.h"
-#include "tools_corpus.h"
-#include "cg_args.h"
-
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -26,12 +21,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "acl.h"
+#include "cg_args.h"
 #include "cg_buf.h"
 #include "cg_utf8.h"
+#include "corpus_scan.h"
 #include "grep.h"
 #include "index.h"
 #include "scan.h"
 #include "search.h"
+#include "tools_corpus.h"
 
 #define MAP_DEFAULT_PER_CATEGORY 200
 #define MAP_MAX_PER_CATEGORY     5000
@@ -433,10 +432,10 @@ cg_walk_list(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	rc = walk_args(args, &q, &prefix, err);
 	if (rc == 0)
 		rc = cg_args_int(args, "limit", CG_LIST_DEFAULT_LIMIT, 1,
-		             CG_LIST_MAX_LIMIT, &limit, err);
+		                 CG_LIST_MAX_LIMIT, &limit, err);
 	if (rc == 0)
-		rc = cg_args_int(args, "offset", 0, 0, CG_LIST_MAX_OFFSET, &offset,
-		             err);
+		rc = cg_args_int(args, "offset", 0, 0, CG_LIST_MAX_OFFSET,
+		                 &offset, err);
 	if (rc != 0)
 		return rc;
 	q.rows = limit + offset;
@@ -527,8 +526,8 @@ cg_walk_map(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	memset(&q, 0, sizeof(q));
 	rc = walk_args(args, &q, &prefix, err);
 	if (rc == 0)
-		rc = cg_args_int(args, "per_category", MAP_DEFAULT_PER_CATEGORY, 1,
-		             MAP_MAX_PER_CATEGORY, &q.rows, err);
+		rc = cg_args_int(args, "per_category", MAP_DEFAULT_PER_CATEGORY,
+		                 1, MAP_MAX_PER_CATEGORY, &q.rows, err);
 	if (rc != 0)
 		return rc;
 	return walk_sources(n, args, prefix, &q, map_rows, map_take, res, err);
@@ -592,7 +591,7 @@ struct grep_run {
 	const char *source; /* current file */
 	const char *path;
 	const cg_node *node; /* for its request deadline */
-	int expired;	     /* stopped at the deadline: partial */
+	int expired;         /* stopped at the deadline: partial */
 };
 
 static int
@@ -731,10 +730,11 @@ grep_args(const json_t *args, cg_grep_opts *o, int *max, const char **pre,
 	if (rc == 0)
 		rc = cg_args_bool(args, "fixed", &o->fixed, err);
 	if (rc == 0)
-		rc = cg_args_bool(args, "case_sensitive", &o->case_sensitive, err);
+		rc = cg_args_bool(args, "case_sensitive", &o->case_sensitive,
+		                  err);
 	if (rc == 0)
 		rc = cg_args_int(args, "max", CG_GREP_DEFAULT_MAX, 1,
-		             CG_GREP_MAX_MAX, max, err);
+		                 CG_GREP_MAX_MAX, max, err);
 	if (rc == 0)
 		rc = cg_args_str(args, "prefix", pre, err);
 	return rc;
@@ -754,7 +754,7 @@ grep_result(const struct grep_run *r, json_t *res)
 	json_object_set_new(
 	    res, "truncated",
 	    json_boolean(r->expired ||
-			 r->total > (int64_t)json_array_size(r->matches)));
+	                 r->total > (int64_t)json_array_size(r->matches)));
 	if (r->expired)
 		json_object_set_new(res, "deadline_exceeded", json_true());
 	json_object_set_new(res, "unicode",
@@ -933,9 +933,9 @@ status_source(cg_index *idx)
 		json_object_set_new(
 		    o, "pages",
 		    json_integer(count_of(db,
-					  "SELECT count(*) FROM pages WHERE "
-					  "cg_visible(path)",
-					  errors)));
+		                          "SELECT count(*) FROM pages WHERE "
+		                          "cg_visible(path)",
+		                          errors)));
 		return o;
 	}
 	json_object_set_new(

@@ -21,7 +21,7 @@
 
 #define TOK_BILLING "billing-only-secret-0123456789"
 #define TOK_NODRAFT "no-draft-secret-0123456789abcd"
-#define TOK_ADMIN "admin-secret-0123456789abcdef0"
+#define TOK_ADMIN   "admin-secret-0123456789abcdef0"
 
 static char *ws;
 static char *cache;
@@ -30,10 +30,10 @@ static cgt_proc *server;
 static char base[128];
 
 /* Words that exist only in one place. */
-#define DRAFT_WORD "quasar"	/* only in the denied draft page */
-#define WEB_WORD "marmot"	/* only in the web sub-guild */
-#define ROOT_WORD "heron"	/* only in the root wiki */
-#define SECRET_WORD "narwhal"	/* only in the denied corpus document */
+#define DRAFT_WORD  "quasar"  /* only in the denied draft page */
+#define WEB_WORD    "marmot"  /* only in the web sub-guild */
+#define ROOT_WORD   "heron"   /* only in the root wiki */
+#define SECRET_WORD "narwhal" /* only in the denied corpus document */
 
 static void
 write_workspace(void)
@@ -41,55 +41,55 @@ write_workspace(void)
 	cgt_write(ws, "billing/.git/HEAD", "ref: refs/heads/main\n");
 	cgt_write(ws, "web/.git/HEAD", "ref: refs/heads/main\n");
 	cgt_page(ws, ".guild/wiki/context/overview.md",
-		 "type: context\nupdated_at: 2026-01-01",
-		 "# Overview\n\nThe " ROOT_WORD " overview mentions zeppelin "
-		 "refunds and [[billing/refunds]].\n");
+	         "type: context\nupdated_at: 2026-01-01",
+	         "# Overview\n\nThe " ROOT_WORD " overview mentions zeppelin "
+	         "refunds and [[billing/refunds]].\n");
 	cgt_page(ws, "web/.guild/wiki/entities/editor.md",
-		 "type: entity\nupdated_at: 2026-02-01",
-		 "# Editor\n\nThe " WEB_WORD " editor flies a zeppelin.\n");
+	         "type: entity\nupdated_at: 2026-02-01",
+	         "# Editor\n\nThe " WEB_WORD " editor flies a zeppelin.\n");
 	cgt_page(ws, "billing/.guild/wiki/standards/refunds.md",
-		 "type: standard\nconfidence: high\nupdated_at: 2026-01-10",
-		 "# Refund Window\n\nRefund requests are accepted for 30 days; "
-		 "a zeppelin is not refundable.\n");
+	         "type: standard\nconfidence: high\nupdated_at: 2026-01-10",
+	         "# Refund Window\n\nRefund requests are accepted for 30 days; "
+	         "a zeppelin is not refundable.\n");
 	cgt_page(ws, "billing/.guild/wiki/standards/refund-draft.md",
-		 "type: standard\nconfidence: medium\nupdated_at: 2026-06-10\n"
-		 "aliases: [draft-window]",
-		 "# Refund Window\n\nDraft: refund requests within 14 days, "
-		 "the " DRAFT_WORD " clause. See [[refunds]].\n");
+	         "type: standard\nconfidence: medium\nupdated_at: 2026-06-10\n"
+	         "aliases: [draft-window]",
+	         "# Refund Window\n\nDraft: refund requests within 14 days, "
+	         "the " DRAFT_WORD " clause. See [[refunds]].\n");
 	cgt_page(ws, "billing/.guild/wiki/decisions/invoices.md",
-		 "type: decision\nupdated_at: 2026-03-01",
-		 "# Invoices\n\nInvoices follow [[refunds]] and zeppelin "
-		 "rules.\n");
+	         "type: decision\nupdated_at: 2026-03-01",
+	         "# Invoices\n\nInvoices follow [[refunds]] and zeppelin "
+	         "rules.\n");
 	/* A corpus registered by the root: a public document whose graph
 	 * relationship and an alias lead to a denied one. */
 	cgt_write(ws, ".hiivmind/corpus/registry.yaml",
-		  "corpora:\n  - id: handbook\n    source:\n"
-		  "      type: local\n      path: corpora/handbook\n");
+	          "corpora:\n  - id: handbook\n    source:\n"
+	          "      type: local\n      path: corpora/handbook\n");
 	cgt_write(ws, ".hiivmind/corpus/registry-graph.yaml",
-		  "aliases:\n  \"refund policy\":\n"
-		  "    - corpus: handbook\n      concept: secret-c\n");
+	          "aliases:\n  \"refund policy\":\n"
+	          "    - corpus: handbook\n      concept: secret-c\n");
 	cgt_write(ws, "corpora/handbook/config.yaml",
-		  "sources:\n  - id: hb\n    type: self\n"
-		  "    docs_root: docs\n");
+	          "sources:\n  - id: hb\n    type: self\n"
+	          "    docs_root: docs\n");
 	cgt_write(ws, "corpora/handbook/index.yaml",
-		  "entries:\n"
-		  "  - id: \"hb:public.md\"\n    path: public.md\n"
-		  "    title: Lighthouse guide\n    summary: the lighthouse\n"
-		  "    concepts: [public-c]\n"
-		  "  - id: \"hb:secret.md\"\n    path: secret.md\n"
-		  "    title: Sealed guide\n"
-		  "    summary: the " SECRET_WORD " summary\n"
-		  "    concepts: [secret-c]\n");
+	          "entries:\n"
+	          "  - id: \"hb:public.md\"\n    path: public.md\n"
+	          "    title: Lighthouse guide\n    summary: the lighthouse\n"
+	          "    concepts: [public-c]\n"
+	          "  - id: \"hb:secret.md\"\n    path: secret.md\n"
+	          "    title: Sealed guide\n"
+	          "    summary: the " SECRET_WORD " summary\n"
+	          "    concepts: [secret-c]\n");
 	cgt_write(ws, "corpora/handbook/graph.yaml",
-		  "concepts:\n  public-c: {label: Public}\n"
-		  "  secret-c: {label: Secret}\n"
-		  "relationships:\n  - from: public-c\n    to: secret-c\n"
-		  "    type: see-also\n");
+	          "concepts:\n  public-c: {label: Public}\n"
+	          "  secret-c: {label: Secret}\n"
+	          "relationships:\n  - from: public-c\n    to: secret-c\n"
+	          "    type: see-also\n");
 	cgt_write(ws, "corpora/handbook/docs/public.md",
-		  "# Lighthouse guide\n\nThe lighthouse keeps a zeppelin "
-		  "log.\n");
+	          "# Lighthouse guide\n\nThe lighthouse keeps a zeppelin "
+	          "log.\n");
 	cgt_write(ws, "corpora/handbook/docs/secret.md",
-		  "# Sealed guide\n\nThe " SECRET_WORD " ledger.\n");
+	          "# Sealed guide\n\nThe " SECRET_WORD " ledger.\n");
 }
 
 static void
@@ -121,7 +121,7 @@ write_config(void)
 }
 
 static long http(const char *token, const char *path, const char *body,
-		 char **out);
+                 char **out);
 static void wait_ready(void);
 
 static int
@@ -195,14 +195,13 @@ http(const char *token, const char *path, const char *body, char **out)
 	(void)snprintf(url, sizeof(url), "%s%s", base, path);
 	if (token != NULL) {
 		(void)snprintf(auth, sizeof(auth), "Authorization: Bearer %s",
-			       token);
+		               token);
 		h = curl_slist_append(h, auth);
 	}
 	if (body != NULL) {
 		h = curl_slist_append(h, "Content-Type: application/json");
-		h = curl_slist_append(h,
-				      "Accept: application/json, "
-				      "text/event-stream");
+		h = curl_slist_append(h, "Accept: application/json, "
+		                         "text/event-stream");
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
@@ -266,17 +265,15 @@ static const char *const routes[] = {
 static void
 scrub(json_t *v, int in_error)
 {
-	static const char *const echo[] = {"query",	"terms", "pattern",
-					   "name",	"lookup", "requested",
-					   NULL};
+	static const char *const echo[] = {
+	    "query", "terms", "pattern", "name", "lookup", "requested", NULL};
 	const char *key;
 	json_t *child;
 	void *tmp;
 	size_t i;
 
 	if (json_is_array(v)) {
-		json_array_foreach(v, i, child)
-			scrub(child, 0);
+		json_array_foreach(v, i, child) scrub(child, 0);
 		return;
 	}
 	if (!json_is_object(v))
@@ -286,7 +283,8 @@ scrub(json_t *v, int in_error)
 		int drop = in_error && strcmp(key, "message") == 0;
 
 		for (size_t k = 0; echo[k] != NULL && !drop; k++)
-			drop = strcmp(key, echo[k]) == 0 && json_is_string(child);
+			drop =
+			    strcmp(key, echo[k]) == 0 && json_is_string(child);
 		if (strcmp(key, "terms") == 0)
 			drop = 1;
 		if (drop)
@@ -308,8 +306,8 @@ leak_view(const char *body)
 	if (v == NULL)
 		return strdup(body);
 	sc = json_object_get(json_object_get(v, "result"), "structuredContent");
-	if (json_is_true(json_object_get(json_object_get(v, "result"),
-					 "isError"))) {
+	if (json_is_true(
+	        json_object_get(json_object_get(v, "result"), "isError"))) {
 		/* A tool error's text quotes what was asked. */
 		json_decref(v);
 		return strdup("{}");
@@ -327,13 +325,13 @@ leak_view(const char *body)
 
 static void
 assert_absent(const char *body, const char *needle, const char *route,
-	      const char *who)
+              const char *who)
 {
 	char *view = leak_view(body);
 
 	if (strstr(view, needle) != NULL)
 		fprintf(stderr, "LEAK %s: '%s' in %s:\n%.3000s\n", who, needle,
-			route, view);
+		        route, view);
 	assert_null(strstr(view, needle));
 	free(view);
 }
@@ -350,8 +348,8 @@ wait_ready(void)
 		long st = http(TOK_ADMIN, "/v1/search?q=zeppelin", NULL, &body);
 		json_t *v = json_loads(body, 0, NULL);
 		int ok = st == 200 &&
-			 json_is_false(json_object_get(
-			     json_object_get(v, "evidence"), "degraded"));
+		         json_is_false(json_object_get(
+		             json_object_get(v, "evidence"), "degraded"));
 
 		json_decref(v);
 		free(body);
@@ -369,14 +367,14 @@ test_unauthenticated_refused(void **state)
 
 	assert_int_equal(http(NULL, "/v1/search?q=zeppelin", NULL, &body), 401);
 	free(body);
-	assert_int_equal(http("wrong-secret-wrong-secret", "/v1/search?q=x",
-			      NULL, &body),
-			 401);
+	assert_int_equal(
+	    http("wrong-secret-wrong-secret", "/v1/search?q=x", NULL, &body),
+	    401);
 	free(body);
 	assert_int_equal(
 	    http(NULL, "/mcp",
-		 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
-		 &body),
+	         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}",
+	         &body),
 	    401);
 	free(body);
 	assert_int_equal(http(NULL, "/healthz", NULL, &body), 200);
@@ -394,14 +392,14 @@ test_billing_only_token(void **state)
 		assert_absent(body, ROOT_WORD, routes[i], "billing-only");
 		assert_absent(body, "/web/", routes[i], "billing-only");
 		assert_absent(body, "cg://acme/root/", routes[i],
-			      "billing-only");
+		              "billing-only");
 		assert_absent(body, "overview.md", routes[i], "billing-only");
 		assert_absent(body, "editor.md", routes[i], "billing-only");
 		/* (Source names are roster facts, as for web and root.) */
 		assert_absent(body, "cg://acme/handbook/", routes[i],
-			      "billing-only");
+		              "billing-only");
 		assert_absent(body, "Lighthouse guide", routes[i],
-			      "billing-only");
+		              "billing-only");
 		assert_absent(body, SECRET_WORD, routes[i], "billing-only");
 		free(body);
 	}
@@ -432,22 +430,20 @@ test_visible_pages_still_answer(void **state)
 	json_t *ans;
 
 	assert_int_equal(http(TOK_NODRAFT, "/v1/search?q=refund", NULL, &body),
-			 200);
+	                 200);
 	ans = json_loads(body, 0, NULL);
 	assert_non_null(ans);
 	assert_non_null(strstr(body, refunds_uri));
 	/* The conflict partner is hidden, so there is no conflict. */
-	assert_int_equal(json_array_size(json_object_get(ans, "conflicts")),
-			 0);
+	assert_int_equal(json_array_size(json_object_get(ans, "conflicts")), 0);
 	json_decref(ans);
 	free(body);
 	/* The unrestricted token sees both sides of the conflict. */
 	assert_int_equal(http(TOK_ADMIN, "/v1/search?q=refund", NULL, &body),
-			 200);
+	                 200);
 	assert_non_null(strstr(body, draft_uri));
 	ans = json_loads(body, 0, NULL);
-	assert_int_equal(json_array_size(json_object_get(ans, "conflicts")),
-			 1);
+	assert_int_equal(json_array_size(json_object_get(ans, "conflicts")), 1);
 	json_decref(ans);
 	free(body);
 	/* Backlinks of the visible page: the admin sees the draft's link. */
@@ -485,17 +481,16 @@ test_hidden_is_not_found(void **state)
 	assert_int_equal(http(TOK_NODRAFT, routes[7], NULL, &hidden), 404);
 	assert_int_equal(
 	    http(TOK_NODRAFT,
-		 "/v1/read?uri=cg%3A%2F%2Facme%2Fbilling%2F.guild%2Fwiki%2F"
-		 "standards%2Frefund-nothere.md",
-		 NULL, &missing),
+	         "/v1/read?uri=cg%3A%2F%2Facme%2Fbilling%2F.guild%2Fwiki%2F"
+	         "standards%2Frefund-nothere.md",
+	         NULL, &missing),
 	    404);
 	a = json_loads(hidden, 0, NULL);
 	b = json_loads(missing, 0, NULL);
-	assert_string_equal(
-	    json_string_value(json_object_get(json_object_get(a, "error"),
-					      "code")),
-	    json_string_value(json_object_get(json_object_get(b, "error"),
-					      "code")));
+	assert_string_equal(json_string_value(json_object_get(
+	                        json_object_get(a, "error"), "code")),
+	                    json_string_value(json_object_get(
+	                        json_object_get(b, "error"), "code")));
 	json_decref(a);
 	json_decref(b);
 	free(hidden);
@@ -527,9 +522,9 @@ test_mcp_tools_filtered(void **state)
 		char *body = NULL;
 
 		(void)snprintf(req, sizeof(req),
-			       "{\"jsonrpc\":\"2.0\",\"id\":%zu,\"method\":"
-			       "\"tools/call\",\"params\":%s}",
-			       i + 1, calls[i]);
+		               "{\"jsonrpc\":\"2.0\",\"id\":%zu,\"method\":"
+		               "\"tools/call\",\"params\":%s}",
+		               i + 1, calls[i]);
 		assert_int_equal(http(TOK_NODRAFT, "/mcp", req, &body), 200);
 		assert_absent(body, DRAFT_WORD, calls[i], "mcp no-draft");
 		assert_absent(body, "refund-draft", calls[i], "mcp no-draft");

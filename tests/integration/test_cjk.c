@@ -8,8 +8,8 @@
 
 #include "cgtest.h"
 
-static char *ws;     /* English + Chinese */
-static char *ws_en;  /* the same English pages alone */
+static char *ws;    /* English + Chinese */
+static char *ws_en; /* the same English pages alone */
 static char *cache;
 
 static const char *const english[][2] = {
@@ -32,9 +32,9 @@ write_english(const char *dir)
 		char rel[256];
 
 		(void)snprintf(rel, sizeof(rel), ".guild/wiki/%s",
-			       english[i][0]);
+		               english[i][0]);
 		cgt_page(dir, rel, "confidence: medium\nupdated_at: 2026-01-01",
-			 english[i][1]);
+		         english[i][1]);
 	}
 }
 
@@ -46,14 +46,16 @@ setup(void **state)
 	cache = cgt_tmpdir("cjk-cache");
 	write_english(ws);
 	write_english(ws_en);
-	cgt_page(ws, ".guild/wiki/concepts/semiotics.md", "type: concept",
-		 "# 符号学笔记\n\n皮尔斯的无限衍义理论说明符号不断产生新的解释。\n");
-	cgt_page(ws, ".guild/wiki/context/licences.md", "type: context",
-		 "# 团队背景\n\n## 与三张资格证相关的要求\n\n每位工程师需要持证上岗。\n");
+	cgt_page(
+	    ws, ".guild/wiki/concepts/semiotics.md", "type: concept",
+	    "# 符号学笔记\n\n皮尔斯的无限衍义理论说明符号不断产生新的解释。\n");
+	cgt_page(
+	    ws, ".guild/wiki/context/licences.md", "type: context",
+	    "# 团队背景\n\n## 与三张资格证相关的要求\n\n每位工程师需要持证上岗。\n");
 	cgt_page(ws, ".guild/wiki/concepts/sequences.md", "type: concept",
-		 "# 序列\n\n这里讨论三个序列的生成方式。\n");
+	         "# 序列\n\n这里讨论三个序列的生成方式。\n");
 	cgt_page(ws, ".guild/wiki/concepts/tar.md", "type: concept",
-		 "# tar 归档\n\n使用 tar 命令创建归档文件。\n");
+	         "# tar 归档\n\n使用 tar 命令创建归档文件。\n");
 	return 0;
 }
 
@@ -98,11 +100,10 @@ test_heading_substring(void **state)
 	expect_top("资格证", "licences.md");
 	ans = cgt_query(ws, cache, "资格证", NULL);
 	/* The hit is the heading's section, with its line range. */
-	assert_int_equal(json_integer_value(json_array_get(
-			     json_object_get(cgt_hit(ans, "licences.md"),
-					     "line_range"),
-			     0)),
-			 6);
+	assert_int_equal(
+	    json_integer_value(json_array_get(
+	        json_object_get(cgt_hit(ans, "licences.md"), "line_range"), 0)),
+	    6);
 	json_decref(ans);
 }
 
@@ -122,10 +123,10 @@ test_order_matters(void **state)
 	json_t *ans = cgt_query(ws, cache, "衍限", NULL);
 
 	assert_true(cgt_rank(ans, "semiotics.md") != 0 ||
-		    strcmp(json_string_value(json_object_get(
-			       json_array_get(json_object_get(ans, "hits"), 0),
-			       "match")),
-			   "phrase") != 0);
+	            strcmp(json_string_value(json_object_get(
+	                       json_array_get(json_object_get(ans, "hits"), 0),
+	                       "match")),
+	                   "phrase") != 0);
 	json_decref(ans);
 }
 
@@ -135,10 +136,10 @@ test_mixed_latin_cjk(void **state)
 	json_t *ans = cgt_query(ws, cache, "tar 归档", NULL);
 
 	assert_int_equal(cgt_rank(ans, "tar.md"), 0);
-	assert_string_equal(json_string_value(json_object_get(
-				json_array_get(json_object_get(ans, "hits"), 0),
-				"match")),
-			    "phrase");
+	assert_string_equal(
+	    json_string_value(json_object_get(
+	        json_array_get(json_object_get(ans, "hits"), 0), "match")),
+	    "phrase");
 	json_decref(ans);
 }
 
@@ -146,7 +147,7 @@ static void
 test_english_ranking_unchanged(void **state)
 {
 	static const char *const queries[] = {"database", "deploy database",
-					      "web tier", "backups storage"};
+	                                      "web tier", "backups storage"};
 
 	for (size_t q = 0; q < sizeof(queries) / sizeof(queries[0]); q++) {
 		json_t *a = cgt_query(ws, cache, queries[q], NULL);
@@ -158,10 +159,10 @@ test_english_ranking_unchanged(void **state)
 		assert_int_equal(json_array_size(ha), json_array_size(hb));
 		for (size_t i = 0; i < json_array_size(ha); i++)
 			assert_string_equal(
+			    json_string_value(
+			        json_object_get(json_array_get(ha, i), "path")),
 			    json_string_value(json_object_get(
-				json_array_get(ha, i), "path")),
-			    json_string_value(json_object_get(
-				json_array_get(hb, i), "path")));
+			        json_array_get(hb, i), "path")));
 		json_decref(a);
 		json_decref(b);
 	}

@@ -27,49 +27,49 @@ setup(void **state)
 	ws = cgt_tmpdir("conflicts");
 	cache = cgt_tmpdir("conflicts-cache");
 	cgt_page(ws, ".guild/wiki/standards/tab-width-a.md",
-		 "type: standard\nowner: architect\nconfidence: high\n"
-		 "source_refs: []\ncreated_at: 2026-01-01\n"
-		 "updated_at: 2026-01-01\nexpires_at: null\n"
-		 "supersedes: null\nsensitivity: internal",
-		 "# Indent Width Standard\n\n## Summary\nOur services indent "
-		 "with TWO spaces per level.\n");
+	         "type: standard\nowner: architect\nconfidence: high\n"
+	         "source_refs: []\ncreated_at: 2026-01-01\n"
+	         "updated_at: 2026-01-01\nexpires_at: null\n"
+	         "supersedes: null\nsensitivity: internal",
+	         "# Indent Width Standard\n\n## Summary\nOur services indent "
+	         "with TWO spaces per level.\n");
 	cgt_page(ws, ".guild/wiki/standards/tab-width-b.md",
-		 "type: standard\nowner: architect\nconfidence: medium\n"
-		 "source_refs: []\ncreated_at: 2026-04-01\n"
-		 "updated_at: 2026-04-01\nexpires_at: null\n"
-		 "supersedes: null\nsensitivity: internal",
-		 "# Indent Width Standard\n\n## Summary\nOur services indent "
-		 "with FOUR spaces per level.\n");
+	         "type: standard\nowner: architect\nconfidence: medium\n"
+	         "source_refs: []\ncreated_at: 2026-04-01\n"
+	         "updated_at: 2026-04-01\nexpires_at: null\n"
+	         "supersedes: null\nsensitivity: internal",
+	         "# Indent Width Standard\n\n## Summary\nOur services indent "
+	         "with FOUR spaces per level.\n");
 	cgt_page(ws, ".guild/wiki/decisions/queue-a.md",
-		 "type: decision\nconfidence: medium\nupdated_at: 2026-02-01",
-		 "# Message Queue Choice\n\nWe picked rabbitmq for the "
-		 "message queue.\n");
+	         "type: decision\nconfidence: medium\nupdated_at: 2026-02-01",
+	         "# Message Queue Choice\n\nWe picked rabbitmq for the "
+	         "message queue.\n");
 	cgt_page(ws, ".guild/wiki/decisions/queue-b.md",
-		 "type: decision\nconfidence: medium\nupdated_at: 2026-05-01",
-		 "# Message Queue Choice\n\nWe picked nats for the message "
-		 "queue.\n");
+	         "type: decision\nconfidence: medium\nupdated_at: 2026-05-01",
+	         "# Message Queue Choice\n\nWe picked nats for the message "
+	         "queue.\n");
 	cgt_page(ws, ".guild/wiki/concepts/retry-v1.md",
-		 "type: concept\nconfidence: high\nupdated_at: 2026-03-01",
-		 "# Retry Budget\n\nRetry budget is five attempts.\n");
+	         "type: concept\nconfidence: high\nupdated_at: 2026-03-01",
+	         "# Retry Budget\n\nRetry budget is five attempts.\n");
 	cgt_page(ws, ".guild/wiki/concepts/retry-v2.md",
-		 "type: concept\nconfidence: low\nupdated_at: 2026-01-15\n"
-		 "supersedes: [retry-v1]",
-		 "# Retry Budget\n\nRetry budget is three attempts.\n");
+	         "type: concept\nconfidence: low\nupdated_at: 2026-01-15\n"
+	         "supersedes: [retry-v1]",
+	         "# Retry Budget\n\nRetry budget is three attempts.\n");
 	cgt_page(ws, ".guild/wiki/concepts/same-a.md",
-		 "type: concept\nupdated_at: 2026-01-01",
-		 "# Twin Page\n\nIdentical glossary text here.\n");
+	         "type: concept\nupdated_at: 2026-01-01",
+	         "# Twin Page\n\nIdentical glossary text here.\n");
 	cgt_page(ws, ".guild/wiki/concepts/same-b.md",
-		 "type: concept\nupdated_at: 2026-02-01",
-		 "# Twin Page\n\nIdentical glossary text here.\n");
+	         "type: concept\nupdated_at: 2026-02-01",
+	         "# Twin Page\n\nIdentical glossary text here.\n");
 	/* Two sub-guilds that disagree. */
 	cgt_write(ws, "billing/.git/HEAD", "ref: refs/heads/main\n");
 	cgt_write(ws, "web/.git/HEAD", "ref: refs/heads/main\n");
 	cgt_page(ws, "billing/.guild/wiki/standards/refunds.md",
-		 "type: standard\nconfidence: high\nupdated_at: 2026-01-10",
-		 "# Refund Window\n\nRefunds are accepted for 30 days.\n");
+	         "type: standard\nconfidence: high\nupdated_at: 2026-01-10",
+	         "# Refund Window\n\nRefunds are accepted for 30 days.\n");
 	cgt_page(ws, "web/.guild/wiki/standards/refunds.md",
-		 "type: standard\nconfidence: medium\nupdated_at: 2026-06-10",
-		 "# Refund Window\n\nRefunds are accepted for 14 days.\n");
+	         "type: standard\nconfidence: medium\nupdated_at: 2026-06-10",
+	         "# Refund Window\n\nRefunds are accepted for 14 days.\n");
 	return 0;
 }
 
@@ -92,11 +92,12 @@ conflict_titled(const json_t *ans, const char *title)
 	const json_t *c;
 	int n = 0;
 
-	json_array_foreach(json_object_get(ans, "conflicts"), i, c)
-		if (strcmp(s(c, "title"), title) == 0) {
-			found = c;
-			n++;
-		}
+	json_array_foreach(json_object_get(ans, "conflicts"), i,
+	                   c) if (strcmp(s(c, "title"), title) == 0)
+	{
+		found = c;
+		n++;
+	}
 	assert_int_equal(n, 1);
 	return found;
 }
@@ -107,10 +108,10 @@ has_conflict_followup(const json_t *ans)
 	size_t i;
 	const json_t *f;
 
-	json_array_foreach(json_object_get(ans, "followups"), i, f)
-		if (strcmp(s(f, "kind"), "conflict") == 0 &&
-		    strstr(s(f, "message"), "lint") != NULL)
-			return 1;
+	json_array_foreach(json_object_get(ans, "followups"), i,
+	                   f) if (strcmp(s(f, "kind"), "conflict") == 0 &&
+	                          strstr(s(f, "message"), "lint") !=
+	                              NULL) return 1;
 	return 0;
 }
 
@@ -145,7 +146,7 @@ test_newer_wins(void **state)
 
 	assert_non_null(strstr(s(c, "winner"), "queue-b.md"));
 	assert_string_equal(s(c, "resolution"),
-			    "newer wins (2026-05-01 > 2026-02-01)");
+	                    "newer wins (2026-05-01 > 2026-02-01)");
 	json_decref(ans);
 }
 
@@ -166,8 +167,7 @@ test_same_body_no_conflict(void **state)
 	json_t *ans = cgt_query(ws, cache, "glossary", NULL);
 
 	assert_int_equal(json_array_size(json_object_get(ans, "hits")), 2);
-	assert_int_equal(json_array_size(json_object_get(ans, "conflicts")),
-			 0);
+	assert_int_equal(json_array_size(json_object_get(ans, "conflicts")), 0);
 	json_decref(ans);
 }
 

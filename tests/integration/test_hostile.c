@@ -24,14 +24,15 @@ write_alias_bomb(void)
 	cg_buf b;
 
 	cg_buf_init(&b, 1 << 20);
-	(void)cg_buf_puts(&b, "type: concept\nowner: mallory\n"
-			      "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+	(void)cg_buf_puts(&b,
+	                  "type: concept\nowner: mallory\n"
+	                  "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
 	for (char c = 'b'; c <= 'j'; c++)
 		(void)cg_buf_printf(&b, "%c: &%c [*%c,*%c,*%c,*%c,*%c,*%c]\n",
-				    c, c, c - 1, c - 1, c - 1, c - 1, c - 1,
-				    c - 1);
+		                    c, c, c - 1, c - 1, c - 1, c - 1, c - 1,
+		                    c - 1);
 	cgt_page(ws, ".guild/wiki/concepts/bomb.md", b.data,
-		 "# Alias bomb\n\nThe quokka survives the bomb.\n");
+	         "# Alias bomb\n\nThe quokka survives the bomb.\n");
 	cg_buf_fini(&b);
 }
 
@@ -45,7 +46,7 @@ write_deep_nesting(void)
 	for (int i = 0; i < 100000; i++)
 		(void)cg_buf_putc(&b, '[');
 	cgt_page(ws, ".guild/wiki/concepts/deep.md", b.data,
-		 "# Deep nesting\n\nThe pangolin survives the nesting.\n");
+	         "# Deep nesting\n\nThe pangolin survives the nesting.\n");
 	cg_buf_fini(&b);
 }
 
@@ -55,16 +56,17 @@ write_bad_files(void)
 	static const char bad_utf8[] =
 	    "---\ntype: concept\n---\n# Broken \xff\xfe text\n\nThe axolotl "
 	    "lives in \xc3\x28 invalid \xed\xa0\x80 bytes.\n";
-	static const char binary[] = "\x7f" "ELF\x02\x01\x01\0\0\0\0narwhal\0";
+	static const char binary[] = "\x7f"
+	                             "ELF\x02\x01\x01\0\0\0\0narwhal\0";
 	size_t big = 50u << 20;
 	char *huge = malloc(big);
 	char target[4096];
 	char link[4096];
 
 	cgt_write_bytes(ws, ".guild/wiki/concepts/utf8.md", bad_utf8,
-			sizeof(bad_utf8) - 1);
+	                sizeof(bad_utf8) - 1);
 	cgt_write_bytes(ws, ".guild/wiki/concepts/binary.md", binary,
-			sizeof(binary) - 1);
+	                sizeof(binary) - 1);
 	assert_non_null(huge);
 	memset(huge, 'x', big);
 	memcpy(huge, "# Huge\n\nokapi ", 14);
@@ -75,7 +77,7 @@ write_bad_files(void)
 	cgt_write(outside, "secret.md", "# Secret\n\nThe wombat password.\n");
 	(void)snprintf(target, sizeof(target), "%s/secret.md", outside);
 	(void)snprintf(link, sizeof(link), "%s/.guild/wiki/concepts/link.md",
-		       ws);
+	               ws);
 	assert_int_equal(symlink(target, link), 0);
 	(void)snprintf(link, sizeof(link), "%s/.guild/wiki/linked-dir", ws);
 	assert_int_equal(symlink(outside, link), 0);
@@ -88,8 +90,8 @@ setup(void **state)
 	cache = cgt_tmpdir("hostile-cache");
 	outside = cgt_tmpdir("hostile-outside");
 	cgt_page(ws, ".guild/wiki/concepts/good.md",
-		 "type: concept\nupdated_at: 2026-01-01",
-		 "# Good page\n\nThe capybara is fine.\n");
+	         "type: concept\nupdated_at: 2026-01-01",
+	         "# Good page\n\nThe capybara is fine.\n");
 	write_alias_bomb();
 	write_deep_nesting();
 	write_bad_files();
@@ -138,7 +140,7 @@ test_index_is_bounded(void **state)
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	rc = cgt_run(&out, NULL, "index", "--json", "--workspace", ws,
-		     "--cache", cache, NULL);
+	             "--cache", cache, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	assert_int_equal(rc, 0);
 	/* Generous: the point is no blow-up (an unbounded alias walk or a
@@ -221,7 +223,7 @@ test_bad_rewrite_keeps_indexed_page(void **state)
 	/* A good page overwritten with binary junk: the last good version
 	 * keeps serving, with a followup. */
 	cgt_write_bytes(ws, ".guild/wiki/concepts/good.md", binary,
-			sizeof(binary) - 1);
+	                sizeof(binary) - 1);
 	ans = cgt_query(ws, cache, "capybara", NULL);
 	assert_int_equal(cgt_rank(ans, "good.md"), 0);
 	assert_true(followup(ans, "binary", "good.md"));

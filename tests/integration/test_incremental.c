@@ -29,13 +29,13 @@ setup(void **state)
 		char body[256];
 
 		(void)snprintf(rel, sizeof(rel),
-			       ".guild/wiki/concepts/page-%d.md", i);
+		               ".guild/wiki/concepts/page-%d.md", i);
 		(void)snprintf(body, sizeof(body),
-			       "# Page %d\n\nCommon words about lighthouses. "
-			       "Unique%d marker.\n",
-			       i, i);
+		               "# Page %d\n\nCommon words about lighthouses. "
+		               "Unique%d marker.\n",
+		               i, i);
 		cgt_page(ws, rel, "type: concept\nupdated_at: 2026-01-01",
-			 body);
+		         body);
 	}
 	return 0;
 }
@@ -54,8 +54,7 @@ static json_t *
 index_stats(const json_t *ans)
 {
 	return json_object_get(
-	    json_object_get(json_object_get(ans, "evidence"), "index"),
-	    "root");
+	    json_object_get(json_object_get(ans, "evidence"), "index"), "root");
 }
 
 static long long
@@ -99,8 +98,8 @@ test_one_changed_page(void **state)
 	json_t *ans;
 
 	cgt_page(ws, ".guild/wiki/concepts/page-3.md",
-		 "type: concept\nupdated_at: 2026-02-01",
-		 "# Page 3\n\nNow about windmills instead.\n");
+	         "type: concept\nupdated_at: 2026-02-01",
+	         "# Page 3\n\nNow about windmills instead.\n");
 	bump_mtime(".guild/wiki/concepts/page-3.md", 10);
 	ans = cgt_query(ws, cache, "windmills", NULL);
 	assert_int_equal(stat_of(ans, "read"), 1);
@@ -132,7 +131,7 @@ test_deleted_page(void **state)
 	json_t *ans;
 
 	(void)snprintf(path, sizeof(path), "%s/.guild/wiki/concepts/page-5.md",
-		       ws);
+	               ws);
 	assert_int_equal(unlink(path), 0);
 	ans = cgt_query(ws, cache, "lighthouses", NULL);
 	assert_int_equal(stat_of(ans, "deleted"), 1);
@@ -166,7 +165,8 @@ expect_rebuilt_and_right(void)
 	json_decref(ans);
 	ans = cgt_query(ws, cache, "windmills", NULL);
 	assert_int_equal(cgt_rank(ans, "page-3.md"), 0);
-	assert_false(json_is_true(json_object_get(index_stats(ans), "rebuilt")));
+	assert_false(
+	    json_is_true(json_object_get(index_stats(ans), "rebuilt")));
 	json_decref(ans);
 }
 

@@ -19,13 +19,14 @@ setup(void **state)
 	cache = cgt_tmpdir("input-cache");
 	empty_ws = cgt_tmpdir("input-empty");
 	cgt_page(ws, ".guild/wiki/standards/cpp.md",
-		 "type: standard\nowner: platform\nconfidence: high\n"
-		 "updated_at: 2026-03-01\ntags: [cpp, style]",
-		 "# C++ style guide\n\nUse C++ 20. Prefer e-mail over chat for "
-		 "reviews; write to admin@x.org. What? Ask NEAR the end.\n");
-	cgt_page(ws, ".guild/wiki/decisions/near.md",
-		 "type: decision\nowner: platform\nupdated_at: 2026-01-01",
-		 "# A and B\n\nfoo AND bar, a:b ratio, NOT this (unbalanced.\n");
+	         "type: standard\nowner: platform\nconfidence: high\n"
+	         "updated_at: 2026-03-01\ntags: [cpp, style]",
+	         "# C++ style guide\n\nUse C++ 20. Prefer e-mail over chat for "
+	         "reviews; write to admin@x.org. What? Ask NEAR the end.\n");
+	cgt_page(
+	    ws, ".guild/wiki/decisions/near.md",
+	    "type: decision\nowner: platform\nupdated_at: 2026-01-01",
+	    "# A and B\n\nfoo AND bar, a:b ratio, NOT this (unbalanced.\n");
 	return 0;
 }
 
@@ -47,7 +48,7 @@ expect_invalid(const char *flag, const char *value, const char *needle)
 	char *out = NULL;
 	char *err = NULL;
 	int rc = cgt_run(&out, &err, "query", "--workspace", ws, "--cache",
-			 cache, flag, value, "style", NULL);
+	                 cache, flag, value, "style", NULL);
 
 	assert_int_equal(rc, 2);
 	if (strstr(err, needle) == NULL)
@@ -62,8 +63,8 @@ test_plural_category(void **state)
 {
 	expect_invalid("--category", "standards", "use 'standard'");
 	expect_invalid("--category", "standards",
-		       "context, standard, product, entity, concept, "
-		       "decision, source");
+	               "context, standard, product, entity, concept, "
+	               "decision, source");
 }
 
 static void
@@ -90,7 +91,7 @@ test_empty_query_needs_filter(void **state)
 	char *err = NULL;
 	json_t *ans;
 	int rc = cgt_run(NULL, &err, "query", "--workspace", ws, "--cache",
-			 cache, NULL);
+	                 cache, NULL);
 
 	assert_int_equal(rc, 2);
 	assert_non_null(strstr(err, "filter"));
@@ -110,8 +111,8 @@ test_empty_query_needs_filter(void **state)
 static void
 test_filters_apply_before_limit(void **state)
 {
-	json_t *ans = cgt_query(ws, cache, "--category", "decision",
-				"--limit", "1", "and", NULL);
+	json_t *ans = cgt_query(ws, cache, "--category", "decision", "--limit",
+	                        "1", "and", NULL);
 
 	assert_int_equal(json_array_size(json_object_get(ans, "hits")), 1);
 	assert_int_equal(cgt_rank(ans, "near.md"), 0);
@@ -122,21 +123,22 @@ static void
 test_fts_syntax_is_text(void **state)
 {
 	static const char *const hostile[] = {
-	    "C++", "\"unbalanced", "foo AND", "a:b", "NEAR(", "*", "e-mail",
-	    "admin@x.org", "what?", "AND", "started:", "''", "foo NOT bar",
-	    "(((", ")", "^", "{title}: x", "\"\"\"", "-x", "NOT",
+	    "C++",      "\"unbalanced", "foo AND",     "a:b",   "NEAR(",
+	    "*",        "e-mail",       "admin@x.org", "what?", "AND",
+	    "started:", "''",           "foo NOT bar", "(((",   ")",
+	    "^",        "{title}: x",   "\"\"\"",      "-x",    "NOT",
 	};
 
 	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
 		char *out = NULL;
 		char *err = NULL;
 		int rc = cgt_run(&out, &err, "query", "--json", "--workspace",
-				 ws, "--cache", cache, "--", hostile[i], NULL);
+		                 ws, "--cache", cache, "--", hostile[i], NULL);
 		json_t *ans = json_loads(out, 0, NULL);
 
 		if (rc != 0)
 			fprintf(stderr, "%s: exit %d %s\n", hostile[i], rc,
-				err);
+			        err);
 		assert_int_equal(rc, 0);
 		assert_string_equal(err, "");
 		assert_non_null(ans);
@@ -168,7 +170,7 @@ test_nothing_provisioned(void **state)
 {
 	char *err = NULL;
 	int rc = cgt_run(NULL, &err, "query", "--workspace", empty_ws,
-			 "--cache", cache, "anything", NULL);
+	                 "--cache", cache, "anything", NULL);
 
 	assert_int_equal(rc, 10);
 	assert_non_null(strstr(err, ".guild/wiki"));
@@ -181,16 +183,16 @@ test_empty_result_note(void **state)
 	json_t *ans = cgt_query(ws, cache, "zebra", NULL);
 
 	assert_int_equal(json_array_size(json_object_get(ans, "hits")), 0);
-	assert_non_null(strstr(json_string_value(json_object_get(ans, "note")),
-			       "grep"));
+	assert_non_null(
+	    strstr(json_string_value(json_object_get(ans, "note")), "grep"));
 	json_decref(ans);
 	ans = cgt_query(ws, cache, "style", NULL);
 	assert_null(json_object_get(ans, "note"));
 	assert_non_null(json_object_get(ans, "evidence"));
 	assert_true(json_is_array(json_object_get(ans, "assumptions")));
 	assert_true(json_is_array(json_object_get(ans, "followups")));
-	assert_int_equal(
-	    json_array_size(json_object_get(ans, "changed_files")), 0);
+	assert_int_equal(json_array_size(json_object_get(ans, "changed_files")),
+	                 0);
 	json_decref(ans);
 }
 

@@ -266,13 +266,13 @@ check_tools(nng_socket s)
 	json_decref(r);
 	json_decref(a);
 	a = json_pack("{s:[{s:s, s:s}]}", "items", "source", "root", "path",
-		      page);
+	              page);
 	r = cgt_call_ok(s, "peek", a, 30000);
 	assert_true(result_has(r, "Page 1"));
 	json_decref(r);
 	json_decref(a);
 	a = json_pack("{s:{s:s, s:s, s:[s]}}", "target", "source", "root",
-		      "path", page, "names", "page-01");
+	              "path", page, "names", "page-01");
 	r = cgt_call_ok(s, "backlinks", a, 30000);
 	assert_true(json_is_array(
 	    json_object_get(json_object_get(r, "result"), "backlinks")));
@@ -298,7 +298,7 @@ check_tools(nng_socket s)
 	json_decref(a);
 	r = cgt_call_ok(s, "status", NULL, 30000);
 	assert_true(json_array_size(json_object_get(
-			json_object_get(r, "result"), "sources")) >= 1);
+	                json_object_get(r, "result"), "sources")) >= 1);
 	json_decref(r);
 }
 
@@ -385,10 +385,10 @@ test_grep_deadline(void **state)
 
 		(void)snprintf(rel, sizeof(rel), WIKI "concepts/p%04d.md", i);
 		cgt_page(f->ws, rel, "type: concept",
-			 "# Page\n\nA lighthouse keeper.\n");
+		         "# Page\n\nA lighthouse keeper.\n");
 	}
 	p = cgt_node_start(f->ws, f->cache, f->log, &url, "--listen",
-			   "tcp://127.0.0.1:0", NULL);
+	                   "tcp://127.0.0.1:0", NULL);
 	s = cgt_client(url, 10000);
 	r = cgt_call_raw(s, late, sizeof(late) - 1, &rv);
 	assert_int_equal(rv, 0);
@@ -396,14 +396,14 @@ test_grep_deadline(void **state)
 	assert_true(json_is_true(json_object_get(res, "deadline_exceeded")));
 	assert_true(json_is_true(json_object_get(res, "truncated")));
 	assert_true(json_integer_value(json_object_get(res, "files_searched")) <
-		    3000);
+	            3000);
 	json_decref(r);
 	r = cgt_call_raw(s, free_, sizeof(free_) - 1, &rv);
 	assert_int_equal(rv, 0);
 	res = json_object_get(r, "result");
 	assert_null(json_object_get(res, "deadline_exceeded"));
 	assert_int_equal(json_integer_value(json_object_get(res, "total")),
-			 3000);
+	                 3000);
 	json_decref(r);
 	nng_close(s);
 	cgt_node_stop(p, 30000);
@@ -1118,7 +1118,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_ops_over_tcp_port0, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_grep_deadline, setup,
-					    teardown),
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_default_listen, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_invocations, setup,

@@ -14,16 +14,16 @@
 #include "cg_buf.h"
 #include "cgtest.h"
 
-#define NPAGES 320
+#define NPAGES   320
 #define NQUERIES 50
 
 static const char *const vocab[] = {
-    "archive", "backup",  "cache",   "daemon",  "editor",  "filter",
-    "gateway", "host",	  "index",   "journal", "kernel",  "ledger",
-    "mirror",  "network", "offset",  "packet",  "queue",   "replica",
-    "schema",  "token",	  "upload",  "vector",  "window",  "yield",
-    "zone",    "compress", "extract", "deploy",	 "rollback", "migrate",
-    "的",      "数据",	  "压缩",    "归档",	 "网络",    "服务"};
+    "archive", "backup",   "cache",   "daemon",  "editor",   "filter",
+    "gateway", "host",     "index",   "journal", "kernel",   "ledger",
+    "mirror",  "network",  "offset",  "packet",  "queue",    "replica",
+    "schema",  "token",    "upload",  "vector",  "window",   "yield",
+    "zone",    "compress", "extract", "deploy",  "rollback", "migrate",
+    "的",      "数据",     "压缩",    "归档",    "网络",     "服务"};
 #define NVOCAB (sizeof(vocab) / sizeof(vocab[0]))
 
 static char *layouts[3];
@@ -77,14 +77,14 @@ write_layout(const char *dir, int split)
 
 		if (split == 1)
 			(void)snprintf(rel, sizeof(rel),
-				       ".guild/wiki/concepts/p%03d.md", i);
+			               ".guild/wiki/concepts/p%03d.md", i);
 		else
 			(void)snprintf(rel, sizeof(rel),
-				       "s%02d/.guild/wiki/concepts/p%03d.md",
-				       i % split, i);
+			               "s%02d/.guild/wiki/concepts/p%03d.md",
+			               i % split, i);
 		(void)snprintf(fm, sizeof(fm),
-			       "type: concept\nupdated_at: 2025-%02d-%02d",
-			       1 + i / 28, 1 + i % 28);
+		               "type: concept\nupdated_at: 2025-%02d-%02d",
+		               1 + i / 28, 1 + i % 28);
 		page_text(i, &b);
 		cgt_page(dir, rel, fm, b.data);
 	}
@@ -109,9 +109,10 @@ make_queries(void)
 		for (int w = 0; w < n; w++) {
 			if (w > 0)
 				strncat(queries[q], " ",
-					sizeof(queries[q]) - strlen(queries[q]) - 1);
+				        sizeof(queries[q]) -
+				            strlen(queries[q]) - 1);
 			strncat(queries[q], vocab[rnd(&s) % NVOCAB],
-				sizeof(queries[q]) - strlen(queries[q]) - 1);
+			        sizeof(queries[q]) - strlen(queries[q]) - 1);
 		}
 	}
 }
@@ -156,9 +157,10 @@ top10(const json_t *ans, cg_buf *out)
 		const char *p = json_string_value(json_object_get(h, "path"));
 		const char *base = strrchr(p, '/');
 
-		(void)cg_buf_printf(out, "%s %.9f %s\n", base + 1,
-				    json_number_value(json_object_get(h, "score")),
-				    json_string_value(json_object_get(h, "match")));
+		(void)cg_buf_printf(
+		    out, "%s %.9f %s\n", base + 1,
+		    json_number_value(json_object_get(h, "score")),
+		    json_string_value(json_object_get(h, "match")));
 	}
 }
 
@@ -173,21 +175,21 @@ test_same_top10(void **state)
 	cg_buf_init(&got, 1 << 20);
 	for (int q = 0; q < NQUERIES; q++) {
 		json_t *a = cgt_query(layouts[0], cache, "--limit", "10",
-				      queries[q], NULL);
+		                      queries[q], NULL);
 
 		top10(a, &ref);
 		nonempty += json_array_size(json_object_get(a, "hits")) > 0;
 		json_decref(a);
 		for (int l = 1; l < 3; l++) {
 			json_t *b = cgt_query(layouts[l], cache, "--limit",
-					      "10", queries[q], NULL);
+			                      "10", queries[q], NULL);
 
 			top10(b, &got);
 			if (strcmp(ref.data, got.data) != 0)
-				fprintf(stderr,
-					"query '%s' split %d differs:\n%s--\n%s",
-					queries[q], splits[l], ref.data,
-					got.data);
+				fprintf(
+				    stderr,
+				    "query '%s' split %d differs:\n%s--\n%s",
+				    queries[q], splits[l], ref.data, got.data);
 			assert_string_equal(ref.data, got.data);
 			json_decref(b);
 		}

@@ -20,35 +20,35 @@ setup(void **state)
 	ws = cgt_tmpdir("wsq");
 	cache = cgt_tmpdir("wsq-cache");
 	cgt_write(ws, ".guild/workspace.json",
-		  "{\"schema\": \"guild.workspace.v1\", \"root_wiki\": true,"
-		  " \"sub_guilds\": ["
-		  "  {\"name\": \"big\", \"path\": \"services/big\","
-		  "   \"kind\": \"service\", \"has_wiki\": true},"
-		  "  {\"name\": \"small\", \"path\": \"libs/small\","
-		  "   \"kind\": \"library\", \"has_wiki\": true}]}");
+	          "{\"schema\": \"guild.workspace.v1\", \"root_wiki\": true,"
+	          " \"sub_guilds\": ["
+	          "  {\"name\": \"big\", \"path\": \"services/big\","
+	          "   \"kind\": \"service\", \"has_wiki\": true},"
+	          "  {\"name\": \"small\", \"path\": \"libs/small\","
+	          "   \"kind\": \"library\", \"has_wiki\": true}]}");
 	cgt_page(ws, ".guild/wiki/context/overview.md",
-		 "type: context\nsource_refs:\n  - kickoff-notes\n"
-		 "  - missing-notes\n  - docs/plan.md # the plan",
-		 "# Overview\n\nThe workspace overview mentions telemetry "
-		 "once.\n");
+	         "type: context\nsource_refs:\n  - kickoff-notes\n"
+	         "  - missing-notes\n  - docs/plan.md # the plan",
+	         "# Overview\n\nThe workspace overview mentions telemetry "
+	         "once.\n");
 	cgt_write(ws, ".guild/raw/sources/kickoff-notes/metadata.json",
-		  "{\"slug\": \"kickoff-notes\", \"source_type\": \"file\","
-		  " \"url\": \"https://example.invalid/kickoff\","
-		  " \"checksum\": \"sha256:abc123\","
-		  " \"captured_at\": \"2026-01-02T00:00:00Z\","
-		  " \"captured_by\": \"researcher\"}");
+	          "{\"slug\": \"kickoff-notes\", \"source_type\": \"file\","
+	          " \"url\": \"https://example.invalid/kickoff\","
+	          " \"checksum\": \"sha256:abc123\","
+	          " \"captured_at\": \"2026-01-02T00:00:00Z\","
+	          " \"captured_by\": \"researcher\"}");
 	for (int i = 0; i < 40; i++) {
 		char rel[128];
 
 		(void)snprintf(rel, sizeof(rel),
-			       "services/big/.guild/wiki/entities/e%02d.md", i);
+		               "services/big/.guild/wiki/entities/e%02d.md", i);
 		cgt_page(ws, rel, "type: entity",
-			 "# Telemetry entity\n\nTelemetry telemetry telemetry "
-			 "pipeline details.\n");
+		         "# Telemetry entity\n\nTelemetry telemetry telemetry "
+		         "pipeline details.\n");
 	}
 	cgt_page(ws, "libs/small/.guild/wiki/concepts/tracing.md",
-		 "type: concept\nowner: obs",
-		 "# Tracing\n\nSpans and telemetry in the small library.\n");
+	         "type: concept\nowner: obs",
+	         "# Tracing\n\nSpans and telemetry in the small library.\n");
 	return 0;
 }
 
@@ -86,18 +86,18 @@ test_tags_and_receipt(void **state)
 	assert_string_equal(s(small, "source"), "small");
 	assert_string_equal(s(small, "workspace"), basename(copy));
 	(void)snprintf(uri, sizeof(uri),
-		       "cg://%s/small/.guild/wiki/concepts/tracing.md",
-		       basename(copy));
+	               "cg://%s/small/.guild/wiki/concepts/tracing.md",
+	               basename(copy));
 	assert_string_equal(s(small, "uri"), uri);
 	assert_int_equal(json_array_size(json_object_get(ev, "sources_asked")),
-			 3);
+	                 3);
 	assert_int_equal(
 	    json_array_size(json_object_get(ev, "sources_answered")), 3);
-	assert_int_equal(json_integer_value(json_object_get(
-			     json_object_get(json_object_get(ev, "per_source"),
-					     "small"),
-			     "hits")),
-			 1);
+	assert_int_equal(
+	    json_integer_value(json_object_get(
+	        json_object_get(json_object_get(ev, "per_source"), "small"),
+	        "hits")),
+	    1);
 	/* Timings: each round's wall time is at least its slowest node's
 	 * own time, and every node says how long it worked. */
 	{
@@ -108,9 +108,9 @@ test_tags_and_receipt(void **state)
 
 		assert_int_equal(json_array_size(rounds), 3);
 		assert_string_equal(s(json_array_get(rounds, 0), "op"),
-				    "stats");
+		                    "stats");
 		assert_string_equal(s(json_array_get(rounds, 1), "op"),
-				    "search");
+		                    "search");
 		json_array_foreach(rounds, i, r)
 		{
 			double ms = json_number_value(json_object_get(r, "ms"));
@@ -122,7 +122,7 @@ test_tags_and_receipt(void **state)
 		}
 		json_array_foreach(json_object_get(ev, "nodes"), i, n)
 		    assert_true(json_number_value(json_object_get(n, "ms")) >
-				0);
+		                0);
 	}
 	free(copy);
 	json_decref(ans);
@@ -133,16 +133,17 @@ static void
 test_scope(void **state)
 {
 	json_t *ans = cgt_query(ws, cache, "--source", "small", "--source",
-				"root", "telemetry", NULL);
+	                        "root", "telemetry", NULL);
 	size_t i;
 	const json_t *h;
 
 	assert_int_equal(json_array_size(json_object_get(ans, "hits")), 2);
 	json_array_foreach(json_object_get(ans, "hits"), i, h)
-		assert_true(strcmp(s(h, "source"), "big") != 0);
-	assert_int_equal(json_array_size(json_object_get(
-			     json_object_get(ans, "evidence"), "sources_asked")),
-			 2);
+	    assert_true(strcmp(s(h, "source"), "big") != 0);
+	assert_int_equal(
+	    json_array_size(json_object_get(json_object_get(ans, "evidence"),
+	                                    "sources_asked")),
+	    2);
 	json_decref(ans);
 }
 
@@ -166,9 +167,9 @@ test_source_refs(void **state)
 	assert_true(json_is_false(json_object_get(k, "raw_path_missing")));
 	assert_true(json_is_true(json_object_get(m, "raw_path_missing")));
 	assert_string_equal(s(p, "path"), "docs/plan.md");
-	json_array_foreach(json_object_get(ans, "followups"), i, f)
-		saw |= strcmp(s(f, "kind"), "raw_missing") == 0 &&
-		       strstr(s(f, "message"), "missing-notes") != NULL;
+	json_array_foreach(json_object_get(ans, "followups"), i, f) saw |=
+	    strcmp(s(f, "kind"), "raw_missing") == 0 &&
+	    strstr(s(f, "message"), "missing-notes") != NULL;
 	assert_true(saw);
 	json_decref(ans);
 }
@@ -180,13 +181,13 @@ test_index_command(void **state)
 	json_t *rep;
 
 	assert_int_equal(cgt_run(&out, NULL, "index", "--json", "--workspace",
-				 ws, "--cache", cache, NULL),
-			 0);
+	                         ws, "--cache", cache, NULL),
+	                 0);
 	rep = json_loads(out, 0, NULL);
 	assert_non_null(rep);
 	assert_int_equal(json_integer_value(json_object_get(
-			     json_object_get(rep, "big"), "files")),
-			 40);
+	                     json_object_get(rep, "big"), "files")),
+	                 40);
 	assert_non_null(json_object_get(rep, "small"));
 	assert_non_null(json_object_get(rep, "root"));
 	json_decref(rep);

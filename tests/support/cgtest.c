@@ -26,7 +26,7 @@ cgt_tmpdir(const char *tag)
 	char path[4096];
 
 	(void)snprintf(path, sizeof(path), "%s/cgt-%s-XXXXXX",
-		       base && *base ? base : "/tmp", tag);
+	               base && *base ? base : "/tmp", tag);
 	assert_non_null(mkdtemp(path));
 	return strdup(path);
 }
@@ -99,7 +99,7 @@ drain(int fds[2], cg_buf *out, cg_buf *err)
 			n = read(p[i].fd, buf, sizeof(buf));
 			if (n > 0) {
 				(void)cg_buf_append(i == 0 ? out : err, buf,
-						    (size_t)n);
+				                    (size_t)n);
 				continue;
 			}
 			close(p[i].fd);
@@ -163,7 +163,8 @@ cgt_run(char **out, char **err, const char *arg, ...)
 
 	argv[n++] = "corpus-gw";
 	va_start(ap, arg);
-	for (const char *a = arg; a != NULL && n < 127; a = va_arg(ap, const char *))
+	for (const char *a = arg; a != NULL && n < 127;
+	     a = va_arg(ap, const char *))
 		argv[n++] = a;
 	va_end(ap);
 	argv[n] = NULL;
@@ -173,8 +174,9 @@ cgt_run(char **out, char **err, const char *arg, ...)
 json_t *
 cgt_query(const char *ws, const char *cache, ...)
 {
-	const char *argv[128] = {"corpus-gw", "query",	 "--json", "--workspace",
-				 ws,	      "--cache", cache};
+	const char *argv[128] = {"corpus-gw",   "query", "--json",
+	                         "--workspace", ws,      "--cache",
+	                         cache};
 	size_t n = 7;
 	char *out = NULL;
 	char *err = NULL;
@@ -233,5 +235,5 @@ cgt_hit(const json_t *ans, const char *suffix)
 	int r = cgt_rank(ans, suffix);
 
 	return r < 0 ? NULL
-		     : json_array_get(json_object_get(ans, "hits"), (size_t)r);
+	             : json_array_get(json_object_get(ans, "hits"), (size_t)r);
 }

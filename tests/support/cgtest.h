@@ -19,8 +19,7 @@ char *cgt_tmpdir(const char *tag);
 
 /* Writes content to dir/rel, creating parent folders. */
 void cgt_write(const char *dir, const char *rel, const char *content);
-void cgt_write_bytes(const char *dir, const char *rel, const void *p,
-		     size_t n);
+void cgt_write_bytes(const char *dir, const char *rel, const void *p, size_t n);
 
 /* Removes a tree. */
 void cgt_rm(const char *dir);
@@ -28,7 +27,7 @@ void cgt_rm(const char *dir);
 /* Writes a page dir/rel with the frontmatter lines fm (may be NULL) and
  * the body. */
 void cgt_page(const char *dir, const char *rel, const char *fm,
-	      const char *body);
+              const char *body);
 
 /* Runs the corpus-gw binary with args (NULL-terminated); stores stdout and
  * stderr (malloc'd, may pass NULL) and returns the exit status. */
