@@ -119,8 +119,7 @@ graph_concepts(struct cg_hmi *h, cg_hm_graph *g, json_t *m)
 		}
 		return;
 	}
-	json_object_keylen_foreach(m, key, klen, v)
-	{
+	json_object_keylen_foreach(m, key, klen, v) {
 		if (h->rc != 0)
 			break;
 		graph_concept(h, g, key, klen, v);
@@ -348,8 +347,7 @@ aliases(struct cg_hmi *h, cg_hm_reggraph *rg, json_t *m)
 		cg_hmi_nomem(h);
 		return;
 	}
-	json_object_keylen_foreach(m, term, tlen, v)
-	{
+	json_object_keylen_foreach(m, term, tlen, v) {
 		if (h->rc != 0)
 			break;
 		alias(h, rg, term, tlen, v);

@@ -76,8 +76,7 @@ render_receipt(const json_t *ans)
 	size_t i;
 	const json_t *v;
 
-	json_array_foreach(nodes, i, v)
-	{
+	json_array_foreach(nodes, i, v) {
 		if (strcmp(cli_str(v, "outcome"), "ok") != 0)
 			printf("  node %s: %s\n", cli_str(v, "node"),
 			       cli_str(v, "outcome"));
@@ -85,8 +84,7 @@ render_receipt(const json_t *ans)
 	if (json_array_size(fu) == 0)
 		return;
 	printf("\nFollowups:\n");
-	json_array_foreach(fu, i, v)
-	{
+	json_array_foreach(fu, i, v) {
 		printf("- [%s] %s%s%s\n", cli_str(v, "kind"),
 		       cli_str(v, "message"), *cli_str(v, "uri") ? " " : "",
 		       cli_str(v, "uri"));
@@ -144,8 +142,7 @@ first_page_error(const json_t *ans, cg_err *err)
 	size_t i;
 	const json_t *p;
 
-	json_array_foreach(json_object_get(ans, "pages"), i, p)
-	{
+	json_array_foreach(json_object_get(ans, "pages"), i, p) {
 		const json_t *e = json_object_get(p, "error");
 
 		if (e != NULL)
@@ -189,13 +186,11 @@ render_links(const json_t *ans)
 	printf("%s\n%s\n\nOutgoing links (%lld, %lld unresolved):\n",
 	       cli_str(ans, "title"), cli_str(ans, "uri"),
 	       cli_num(c, "outgoing"), cli_num(c, "unresolved"));
-	json_array_foreach(json_object_get(ans, "outgoing"), i, v)
-	{
+	json_array_foreach(json_object_get(ans, "outgoing"), i, v) {
 		render_link(v);
 	}
 	printf("\nBacklinks (%lld):\n", cli_num(c, "backlinks"));
-	json_array_foreach(json_object_get(ans, "backlinks"), i, v)
-	{
+	json_array_foreach(json_object_get(ans, "backlinks"), i, v) {
 		bool wiki = strcmp(cli_str(v, "kind"), "wikilink") == 0;
 
 		printf("  %s line %lld  %s%s%s  (%s)\n", cli_str(v, "uri"),
@@ -220,23 +215,20 @@ render_peek_page(const json_t *p)
 	printf("%s\n  %s\n  %s", cli_str(p, "title"), cli_str(p, "uri"),
 	       *cli_str(p, "category") ? cli_str(p, "category")
 	                               : "uncategorised");
-	json_array_foreach(json_object_get(p, "tags"), i, v)
-	{
+	json_array_foreach(json_object_get(p, "tags"), i, v) {
 		printf("%s%s", i == 0 ? " · tags: " : ", ",
 		       json_string_value(v));
 	}
 	printf(" · %lld lines\n", cli_num(p, "nlines"));
 	if (*cli_str(p, "first_line"))
 		printf("  first line: %s\n", cli_str(p, "first_line"));
-	json_array_foreach(json_object_get(p, "headings"), i, v)
-	{
+	json_array_foreach(json_object_get(p, "headings"), i, v) {
 		printf("  %*s%.*s %s (line %lld)\n",
 		       (int)(2 * (cli_num(v, "level") - 1)), "",
 		       (int)cli_num(v, "level"), "######", cli_str(v, "text"),
 		       cli_num(v, "line"));
 	}
-	json_array_foreach(json_object_get(p, "links"), i, v)
-	{
+	json_array_foreach(json_object_get(p, "links"), i, v) {
 		render_link(v);
 	}
 	printf("\n");
@@ -274,8 +266,7 @@ cmd_peek(int argc, char **argv)
 		size_t i;
 		const json_t *p;
 
-		json_array_foreach(json_object_get(ans, "pages"), i, p)
-		{
+		json_array_foreach(json_object_get(ans, "pages"), i, p) {
 			render_peek_page(p);
 		}
 		render_receipt(ans);
@@ -296,8 +287,7 @@ render_resolve(const json_t *ans)
 	if (json_array_size(json_object_get(ans, "matches")) == 0)
 		printf("no page matches '%s'. %s\n", cli_str(ans, "lookup"),
 		       cli_str(ans, "note"));
-	json_array_foreach(json_object_get(ans, "matches"), i, m)
-	{
+	json_array_foreach(json_object_get(ans, "matches"), i, m) {
 		printf("%-6s %s  %s\n", cli_str(m, "match"), cli_str(m, "uri"),
 		       cli_str(m, "title"));
 	}

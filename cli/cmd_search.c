@@ -49,8 +49,7 @@ print_sync(const json_t *report)
 	const char *src;
 	json_t *s;
 
-	json_object_foreach((json_t *)report, src, s)
-	{
+	json_object_foreach((json_t *)report, src, s) {
 		printf(
 		    "%-20s generation %lld: %lld files, %lld re-indexed, "
 		    "%lld added, %lld deleted, %lld skipped",

@@ -99,7 +99,8 @@ print_followups(const json_t *ans)
 	size_t i;
 
 	json_array_foreach(fu, i, f)
-	    printf("- [%s] %s\n", cli_str(f, "kind"), cli_str(f, "message"));
+		printf("- [%s] %s\n", cli_str(f, "kind"),
+		       cli_str(f, "message"));
 }
 
 /* Opens the session (embedded gateway or --gateway); syncs the indexes
@@ -185,8 +186,7 @@ render_list(const json_t *ans)
 	const json_t *it;
 	size_t i;
 
-	json_array_foreach(items, i, it)
-	{
+	json_array_foreach(items, i, it) {
 		printf("%s\n    %s", cli_str(it, "uri"), cli_str(it, "title"));
 		printf(" · %s", *cli_str(it, "category")
 		                    ? cli_str(it, "category")
@@ -309,8 +309,9 @@ render_grep(const json_t *ans)
 	size_t i;
 
 	json_array_foreach(json_object_get(ans, "matches"), i, m)
-	    printf("%s/%s:%lld: %s\n", cli_str(m, "source"), cli_str(m, "path"),
-	           cli_num(m, "line"), cli_str(m, "text"));
+		printf("%s/%s:%lld: %s\n", cli_str(m, "source"),
+		       cli_str(m, "path"), cli_num(m, "line"),
+		       cli_str(m, "text"));
 	printf("\n%lld matching line(s) in %lld file(s); %lld file(s) "
 	       "searched",
 	       cli_num(ans, "total"), cli_num(ans, "files_with_matches"),
@@ -320,8 +321,8 @@ render_grep(const json_t *ans)
 		       json_array_size(json_object_get(ans, "matches")));
 	printf("\n");
 	json_array_foreach(json_object_get(ans, "skipped"), i, m)
-	    printf("skipped %s/%s: %s\n", cli_str(m, "source"),
-	           cli_str(m, "path"), cli_str(m, "reason"));
+		printf("skipped %s/%s: %s\n", cli_str(m, "source"),
+		       cli_str(m, "path"), cli_str(m, "reason"));
 	print_followups(ans);
 }
 
@@ -398,7 +399,7 @@ render_source_status(const json_t *src)
 		printf(", not indexed\n");
 	render_freshness(src);
 	json_array_foreach(errs, i, e)
-	    printf("    error: %s\n", json_string_value(e));
+		printf("    error: %s\n", json_string_value(e));
 }
 
 static void
@@ -408,15 +409,14 @@ render_status(const json_t *ans)
 	size_t i;
 
 	printf("workspace %s\n", cli_str(ans, "workspace"));
-	json_array_foreach(json_object_get(ans, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(ans, "nodes"), i, n) {
 		const json_t *src;
 		size_t k;
 
 		printf("node %s: %s\n", cli_str(n, "node"),
 		       cli_str(n, "outcome"));
 		json_array_foreach(json_object_get(n, "sources"), k, src)
-		    render_source_status(src);
+			render_source_status(src);
 	}
 	print_followups(ans);
 }

@@ -53,8 +53,7 @@ render_related(const json_t *related)
 	const json_t *g;
 	size_t i;
 
-	json_array_foreach(related, i, g)
-	{
+	json_array_foreach(related, i, g) {
 		const json_t *b = json_object_get(g, "bridge");
 		const json_t *e;
 		size_t k;
@@ -64,8 +63,9 @@ render_related(const json_t *related)
 		printf("\nRelated via %s -> %s (%s)%s%s:\n", cli_str(b, "from"),
 		       cli_str(b, "to"), cli_str(b, "type"),
 		       *cli_str(b, "note") ? ": " : "", cli_str(b, "note"));
-		json_array_foreach(json_object_get(g, "entries"), k, e) printf(
-		    "- %s  %s\n", cli_str(e, "title"), cli_str(e, "uri"));
+		json_array_foreach(json_object_get(g, "entries"), k, e)
+			printf("- %s  %s\n", cli_str(e, "title"),
+			       cli_str(e, "uri"));
 	}
 }
 
@@ -78,17 +78,20 @@ render_conflicts(const json_t *conflicts)
 	if (json_array_size(conflicts) == 0)
 		return;
 	printf("\nConflicts (both sides shown; the rule picks a winner):\n");
-	json_array_foreach(conflicts, i, c)
-	{
+	json_array_foreach(conflicts, i, c) {
 		size_t k;
 		const json_t *p;
 
 		printf("- \"%s\": winner %s — %s\n", cli_str(c, "title"),
 		       cli_str(c, "winner"), cli_str(c, "resolution"));
-		json_array_foreach(json_object_get(c, "pages"), k, p) printf(
-		    "    %s (updated %s, confidence %s)\n", cli_str(p, "uri"),
-		    *cli_str(p, "updated_at") ? cli_str(p, "updated_at") : "-",
-		    *cli_str(p, "confidence") ? cli_str(p, "confidence") : "-");
+		json_array_foreach(json_object_get(c, "pages"), k, p)
+			printf(
+			    "    %s (updated %s, confidence %s)\n",
+			    cli_str(p, "uri"),
+			    *cli_str(p, "updated_at") ? cli_str(p, "updated_at")
+			                              : "-",
+			    *cli_str(p, "confidence") ? cli_str(p, "confidence")
+			                              : "-");
 	}
 }
 
@@ -106,10 +109,10 @@ render_evidence(const json_t *ev)
 	    (long long)json_integer_value(
 	        json_object_get(ev, "candidates_walked")),
 	    json_array_size(json_object_get(ev, "sources_asked")));
-	json_array_foreach(nodes, i,
-	                   n) if (strcmp(cli_str(n, "outcome"), "ok") != 0)
-	    printf("  node %s: %s\n", cli_str(n, "node"),
-	           cli_str(n, "outcome"));
+	json_array_foreach(nodes, i, n)
+		if (strcmp(cli_str(n, "outcome"), "ok") != 0)
+			printf("  node %s: %s\n", cli_str(n, "node"),
+			       cli_str(n, "outcome"));
 }
 
 void
@@ -120,7 +123,8 @@ cli_render_search(const json_t *ans, bool explain)
 	size_t i;
 	const json_t *h;
 
-	json_array_foreach(hits, i, h) render_hit(i, h, explain);
+	json_array_foreach(hits, i, h)
+		render_hit(i, h, explain);
 	if (json_array_size(hits) == 0)
 		printf("%s\n", cli_str(ans, "note"));
 	render_related(json_object_get(ans, "related"));
@@ -128,9 +132,10 @@ cli_render_search(const json_t *ans, bool explain)
 	if (json_array_size(fu) > 0) {
 		printf("\nFollowups:\n");
 		json_array_foreach(fu, i, h)
-		    printf("- [%s] %s%s%s\n", cli_str(h, "kind"),
-		           cli_str(h, "message"), *cli_str(h, "uri") ? " " : "",
-		           cli_str(h, "uri"));
+			printf("- [%s] %s%s%s\n", cli_str(h, "kind"),
+			       cli_str(h, "message"),
+			       *cli_str(h, "uri") ? " " : "",
+			       cli_str(h, "uri"));
 	}
 	render_evidence(json_object_get(ans, "evidence"));
 	if (explain)

@@ -101,8 +101,9 @@ sync_local(cli_session *s, json_t **all, cg_err *err)
 		if (v == NULL)
 			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
-	json_array_foreach(names, i, n) if (v != NULL) v[i] =
-	    json_string_value(n);
+	json_array_foreach(names, i, n)
+		if (v != NULL)
+			v[i] = json_string_value(n);
 	if (rc == 0 && s->cfg.nnodes > 0 && v == NULL)
 		*all = json_pack("{s:[], s:b}", "nodes", "degraded", 0);
 	else if (rc == 0)
@@ -131,8 +132,7 @@ cli_session_sync(cli_session *s, json_t **report, cg_err *err)
 	if (rc != 0)
 		return rc;
 	*report = json_object();
-	json_array_foreach(json_object_get(all, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(all, "nodes"), i, n) {
 		const json_t *res = json_object_get(n, "result");
 
 		if (res != NULL)
@@ -165,8 +165,7 @@ query_string(CURL *c, const json_t *args, cg_buf *url)
 	json_t *v;
 	char sep = '?';
 
-	json_object_foreach((json_t *)args, key, v)
-	{
+	json_object_foreach((json_t *)args, key, v) {
 		size_t n = json_is_array(v) ? json_array_size(v) : 1;
 
 		for (size_t i = 0; i < n; i++) {

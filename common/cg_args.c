@@ -18,8 +18,7 @@ cg_args_check(const json_t *obj, const char *const *valid, const char *what,
 	if (obj != NULL && !json_is_object(obj))
 		return cg_err_set(err, CG_EINVAL, "%ss must be an object",
 		                  what);
-	json_object_foreach((json_t *)obj, key, v)
-	{
+	json_object_foreach((json_t *)obj, key, v) {
 		size_t i = 0;
 		cg_buf list;
 		int rc;
@@ -108,8 +107,7 @@ cg_args_list(const json_t *obj, const char *key, const char **v, size_t max,
 		                  "'%s' must be a string or a list of at most "
 		                  "%zu strings",
 		                  key, max);
-	json_array_foreach(a, i, s)
-	{
+	json_array_foreach(a, i, s) {
 		if (!json_is_string(s))
 			return cg_err_set(err, CG_EINVAL,
 			                  "'%s' must hold strings", key);

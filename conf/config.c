@@ -146,8 +146,7 @@ load_node(cg_conf_node *n, const json_t *o, const char *file, cg_err *err)
 	n->sources = calloc(json_array_size(src) + 1, sizeof(char *));
 	if (n->sources == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	json_array_foreach(src, i, s)
-	{
+	json_array_foreach(src, i, s) {
 		if (!json_is_string(s))
 			return cg_err_set(err, CG_EINVAL,
 			                  "%s: node '%s': sources must be "
@@ -221,8 +220,11 @@ load_globs(const json_t *o, const char *key, json_t **out, const char *file,
 		return cg_err_set(err, CG_EINVAL,
 		                  "%s: '%s' must be a list of uri globs", file,
 		                  key);
-	json_array_foreach(a, i, g) if (!json_is_string(g)) return cg_err_set(
-	    err, CG_EINVAL, "%s: '%s' must hold strings", file, key);
+	json_array_foreach(a, i, g)
+		if (!json_is_string(g))
+			return cg_err_set(err, CG_EINVAL,
+			                  "%s: '%s' must hold strings", file,
+			                  key);
 	*out = json_incref((json_t *)a);
 	return 0;
 }
@@ -265,8 +267,7 @@ load_tokens(cg_config *c, const json_t *root, cg_err *err)
 	c->tokens = calloc(json_array_size(tokens) + 1, sizeof(*c->tokens));
 	if (c->tokens == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	json_array_foreach(tokens, i, o)
-	{
+	json_array_foreach(tokens, i, o) {
 		if (rc == 0)
 			rc = load_token(&c->tokens[i], o, c->path, err);
 		c->ntokens++;
@@ -291,14 +292,12 @@ load_lists(cg_config *c, const json_t *root, cg_err *err)
 	c->nodes = calloc(json_array_size(nodes) + 1, sizeof(*c->nodes));
 	if (c->workspaces == NULL || c->nodes == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	json_array_foreach(ws, i, o)
-	{
+	json_array_foreach(ws, i, o) {
 		if (rc == 0)
 			rc = load_workspace(&c->workspaces[i], o, c->path, err);
 		c->nworkspaces++;
 	}
-	json_array_foreach(nodes, i, o)
-	{
+	json_array_foreach(nodes, i, o) {
 		if (rc == 0)
 			rc = load_node(&c->nodes[i], o, c->path, err);
 		c->nnodes++;

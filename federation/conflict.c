@@ -53,8 +53,7 @@ supersedes(const json_t *a, const json_t *b)
 	const json_t *v;
 
 	slug_of(b, slug, sizeof(slug));
-	json_array_foreach(sup, i, v)
-	{
+	json_array_foreach(sup, i, v) {
 		const char *s = json_string_value(v);
 		size_t ls;
 		size_t lp;
@@ -127,8 +126,7 @@ conflict_of(const json_t *group)
 	size_t i;
 	const json_t *p;
 
-	json_array_foreach(group, i, p)
-	{
+	json_array_foreach(group, i, p) {
 		if (i > 0)
 			winner = better(winner, p, why, sizeof(why));
 		json_array_append_new(
@@ -152,8 +150,9 @@ bodies_differ(const json_t *group)
 	size_t i;
 	const json_t *p;
 
-	json_array_foreach(
-	    group, i, p) if (strcmp(str(p, "body_hash"), first) != 0) return 1;
+	json_array_foreach(group, i, p)
+		if (strcmp(str(p, "body_hash"), first) != 0)
+			return 1;
 	return 0;
 }
 
@@ -167,8 +166,7 @@ cg_conflicts_find(const json_t *pages)
 	size_t i;
 	const json_t *p;
 
-	json_array_foreach(pages, i, p)
-	{
+	json_array_foreach(pages, i, p) {
 		const char *k = str(p, "claim_key");
 		json_t *g;
 		size_t j;
@@ -182,15 +180,14 @@ cg_conflicts_find(const json_t *pages)
 			g = json_array();
 			json_object_set_new(groups, k, g);
 		}
-		json_array_foreach(g, j, q) dup |=
-		    strcmp(str(q, "uri"), str(p, "uri")) == 0;
+		json_array_foreach(g, j, q)
+			dup |= strcmp(str(q, "uri"), str(p, "uri")) == 0;
 		if (!dup)
 			json_array_append(g, (json_t *)p);
 	}
-	json_object_foreach(groups, key,
-	                    group) if (json_array_size(group) >= 2 &&
-	                               bodies_differ(group))
-	    json_array_append_new(out, conflict_of(group));
+	json_object_foreach(groups, key, group)
+		if (json_array_size(group) >= 2 && bodies_differ(group))
+			json_array_append_new(out, conflict_of(group));
 	json_decref(groups);
 	return out;
 }

@@ -431,22 +431,19 @@ take_search_result(struct search_ctx *c, size_t node, const json_t *res,
 	size_t k;
 	json_t *h;
 
-	json_array_foreach(json_object_get(res, "hits"), k, h)
-	{
+	json_array_foreach(json_object_get(res, "hits"), k, h) {
 		tag_item(c->f, node, h);
 		json_array_append(hits, h);
 	}
 	if (json_is_true(json_object_get(res, "corpora")))
 		c->corpora = true;
-	json_array_foreach(json_object_get(res, "followups"), k, h)
-	{
+	json_array_foreach(json_object_get(res, "followups"), k, h) {
 		if (json_is_string(json_object_get(h, "path")) &&
 		    json_is_string(json_object_get(h, "source")))
 			tag_item(c->f, node, h);
 		json_array_append(c->followups, h);
 	}
-	json_object_foreach((json_t *)per, key, v)
-	{
+	json_object_foreach((json_t *)per, key, v) {
 		json_object_set(c->per_source, key, v);
 		json_array_append_new(c->answered, json_string(key));
 		c->walked +=
@@ -658,9 +655,10 @@ claims_round(struct search_ctx *c, const json_t *hits)
 	size_t i;
 	const json_t *h;
 
-	json_array_foreach(
-	    hits, i, h) if (json_is_string(json_object_get(h, "claim_key")))
-	    json_array_append(keys, json_object_get(h, "claim_key"));
+	json_array_foreach(hits, i, h)
+		if (json_is_string(json_object_get(h, "claim_key")))
+			json_array_append(keys,
+			                  json_object_get(h, "claim_key"));
 	if (json_array_size(keys) == 0) {
 		json_decref(keys);
 		return pages;
@@ -675,8 +673,8 @@ claims_round(struct search_ctx *c, const json_t *hits)
 			json_t *p;
 
 			retire(c, i, code, msg);
-			json_array_foreach(json_object_get(res, "pages"), k, p)
-			{
+			json_array_foreach(json_object_get(res, "pages"), k,
+			                   p) {
 				tag_item(c->f, i, p);
 				json_array_append(pages, p);
 			}
@@ -701,8 +699,7 @@ conflict_followups(json_t *fu, const json_t *conflicts)
 	size_t i;
 	const json_t *cf;
 
-	json_array_foreach(conflicts, i, cf)
-	{
+	json_array_foreach(conflicts, i, cf) {
 		char msg[1024];
 
 		(void)snprintf(msg, sizeof(msg),
@@ -722,8 +719,7 @@ clean_hits(json_t *hits)
 	size_t i;
 	json_t *h;
 
-	json_array_foreach(hits, i, h)
-	{
+	json_array_foreach(hits, i, h) {
 		json_object_del(h, "match_rank");
 		json_object_del(h, "body_hash");
 	}
@@ -766,8 +762,7 @@ evidence(const struct search_ctx *c, size_t nhits)
 
 	for (size_t i = 0; i < c->q.n; i++)
 		json_array_append_new(terms, json_string(c->q.terms[i].text));
-	json_object_foreach(c->nodes, key, v)
-	{
+	json_object_foreach(c->nodes, key, v) {
 		json_t *n = json_deep_copy(v);
 
 		json_object_set_new(n, "node", json_string(key));
@@ -982,8 +977,8 @@ cg_fed_call(cg_fed *f, const char *op, const json_t *args,
 		size_t i;
 		const json_t *n;
 
-		json_array_foreach(nodes, i, n) degraded |=
-		    json_object_get(n, "result") == NULL;
+		json_array_foreach(nodes, i, n)
+			degraded |= json_object_get(n, "result") == NULL;
 		*out = json_pack("{s:O, s:b}", "nodes", nodes, "degraded",
 		                 degraded);
 	}

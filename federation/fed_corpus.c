@@ -22,8 +22,8 @@ gather(const json_t *call, const char *key)
 	size_t i;
 
 	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	    json_array_extend(
-	        out, json_object_get(json_object_get(n, "result"), key));
+		json_array_extend(
+		    out, json_object_get(json_object_get(n, "result"), key));
 	return out;
 }
 
@@ -55,10 +55,10 @@ in_concept(const json_t *h, const char *corpus, const char *concept)
 	               : "",
 	           corpus) != 0)
 		return false;
-	json_array_foreach(json_object_get(c, "concepts"), i,
-	                   k) if (json_is_string(k) &&
-	                          strcmp(json_string_value(k), concept) ==
-	                              0) return true;
+	json_array_foreach(json_object_get(c, "concepts"), i, k)
+		if (json_is_string(k) &&
+		    strcmp(json_string_value(k), concept) == 0)
+			return true;
 	return false;
 }
 
@@ -68,8 +68,7 @@ has_hit(const json_t *hits, const char *source, const char *path)
 	const json_t *h;
 	size_t i;
 
-	json_array_foreach(hits, i, h)
-	{
+	json_array_foreach(hits, i, h) {
 		const char *s = json_string_value(json_object_get(h, "source"));
 		const char *p = json_string_value(json_object_get(h, "path"));
 
@@ -90,8 +89,7 @@ entries_of(cg_fed *f, const cg_search_req *req, json_t *targets, int limit)
 	const json_t *n;
 	size_t i;
 
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		const char *ws =
 		    json_string_value(json_object_get(n, "workspace"));
 		const json_t *e;
@@ -99,8 +97,7 @@ entries_of(cg_fed *f, const cg_search_req *req, json_t *targets, int limit)
 
 		json_array_foreach(
 		    json_object_get(json_object_get(n, "result"), "entries"), k,
-		    e)
-		{
+		    e) {
 			json_t *c = json_deep_copy(e);
 
 			cg_fed_tag(c, ws ? ws : "");
@@ -121,8 +118,7 @@ boost(json_t *hits, const json_t *alias)
 	json_t *h;
 	size_t i;
 
-	json_array_foreach(hits, i, h)
-	{
+	json_array_foreach(hits, i, h) {
 		if (!corpus || !concept || !in_concept(h, corpus, concept) ||
 		    json_object_get(h, "alias") != NULL)
 			continue;
@@ -166,8 +162,7 @@ alias_of(const json_t *aliases, const json_t *entry)
 	const json_t *a;
 	size_t i;
 
-	json_array_foreach(aliases, i, a)
-	{
+	json_array_foreach(aliases, i, a) {
 		const char *ac =
 		    json_string_value(json_object_get(a, "corpus"));
 		const char *ak =
@@ -190,13 +185,13 @@ route(cg_fed *f, const cg_search_req *req, const json_t *aliases, json_t *hits)
 	const json_t *a;
 	size_t i;
 
-	json_array_foreach(aliases, i, a) json_array_append_new(
-	    targets,
-	    json_pack("{s:O, s:O}", "corpus", json_object_get(a, "corpus"),
-	              "concept", json_object_get(a, "concept")));
+	json_array_foreach(aliases, i, a)
+		json_array_append_new(
+		    targets, json_pack("{s:O, s:O}", "corpus",
+		                       json_object_get(a, "corpus"), "concept",
+		                       json_object_get(a, "concept")));
 	es = entries_of(f, req, targets, ROUTED_PER_TARGET);
-	json_array_foreach(es, i, a)
-	{
+	json_array_foreach(es, i, a) {
 		const char *s = json_string_value(json_object_get(a, "source"));
 		const char *p = json_string_value(json_object_get(a, "path"));
 
@@ -227,7 +222,8 @@ cg_fed_corpus_route(cg_fed *f, const cg_search_req *req, json_t *hits,
 	              gather(call, "relationships"));
 	json_decref(call);
 	aliases = json_object_get(*graph, "aliases");
-	json_array_foreach(aliases, i, a) boost(hits, a);
+	json_array_foreach(aliases, i, a)
+		boost(hits, a);
 	/* Routed entries match no filter: with filters, boost only. */
 	if (json_array_size(aliases) > 0 && !cg_filters_any(&req->filters))
 		route(f, req, aliases, hits);
@@ -246,8 +242,7 @@ bridges_of(const json_t *graph, const char *end, json_t *out)
 		const json_t *b;
 		size_t i;
 
-		json_array_foreach(json_object_get(graph, keys[k]), i, b)
-		{
+		json_array_foreach(json_object_get(graph, keys[k]), i, b) {
 			const char *from =
 			    json_string_value(json_object_get(b, "from"));
 			const char *to =
@@ -273,8 +268,7 @@ picked(const json_t *groups, const char *to)
 	const json_t *g;
 	size_t i;
 
-	json_array_foreach(groups, i, g)
-	{
+	json_array_foreach(groups, i, g) {
 		const char *t = json_string_value(
 		    json_object_get(json_object_get(g, "bridge"), "to"));
 
@@ -292,8 +286,7 @@ pick_bridges(const json_t *graph, const json_t *hits)
 	const json_t *h;
 	size_t i;
 
-	json_array_foreach(hits, i, h)
-	{
+	json_array_foreach(hits, i, h) {
 		const char *src =
 		    json_string_value(json_object_get(h, "source"));
 		const json_t *k;
@@ -301,8 +294,7 @@ pick_bridges(const json_t *graph, const json_t *hits)
 
 		json_array_foreach(
 		    json_object_get(json_object_get(h, "corpus"), "concepts"),
-		    j, k)
-		{
+		    j, k) {
 			char end[512];
 			json_t *bs = json_array();
 			const json_t *b;
@@ -312,8 +304,7 @@ pick_bridges(const json_t *graph, const json_t *hits)
 			    end, sizeof(end), "%s:%s", src ? src : "",
 			    json_string_value(k) ? json_string_value(k) : "");
 			bridges_of(graph, end, bs);
-			json_array_foreach(bs, m, b)
-			{
+			json_array_foreach(bs, m, b) {
 				const char *to =
 				    json_string_value(json_object_get(b, "to"));
 
@@ -362,8 +353,7 @@ cg_fed_corpus_related(cg_fed *f, const cg_search_req *req, const json_t *graph,
 	json_t *g;
 	size_t i;
 
-	json_array_foreach(groups, i, g)
-	{
+	json_array_foreach(groups, i, g) {
 		json_t *t = target_of(json_string_value(
 		    json_object_get(json_object_get(g, "bridge"), "to")));
 
@@ -373,15 +363,13 @@ cg_fed_corpus_related(cg_fed *f, const cg_search_req *req, const json_t *graph,
 	es = json_array_size(groups) > 0
 	         ? entries_of(f, req, json_incref(targets), RELATED_PER + 3)
 	         : json_array();
-	json_array_foreach(groups, i, g)
-	{
+	json_array_foreach(groups, i, g) {
 		const json_t *t = json_array_get(targets, i);
 		json_t *keep = json_array();
 		const json_t *e;
 		size_t k;
 
-		json_array_foreach(es, k, e)
-		{
+		json_array_foreach(es, k, e) {
 			const char *s =
 			    json_string_value(json_object_get(e, "source"));
 			const char *p =

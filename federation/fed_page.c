@@ -56,8 +56,7 @@ ev_add(struct ev *e, const json_t *call)
 	const json_t *n;
 	const json_t *s;
 
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		const char *name =
 		    json_string_value(json_object_get(n, "node"));
 		const char *out =
@@ -74,8 +73,7 @@ ev_add(struct ev *e, const json_t *call)
 			json_object_set_new(
 			    mine, "outcome",
 			    json_string(out ? out : "no reply"));
-		json_array_foreach(json_object_get(n, "sources"), k, s)
-		{
+		json_array_foreach(json_object_get(n, "sources"), k, s) {
 			const char *src = json_string_value(s);
 
 			if (src == NULL)
@@ -97,8 +95,7 @@ keys_of(const json_t *set)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach((json_t *)set, k, v)
-	{
+	json_object_foreach((json_t *)set, k, v) {
 		json_array_append_new(a, json_string(k));
 	}
 	return a;
@@ -112,8 +109,7 @@ ev_json(const struct ev *e)
 	json_t *v;
 	int degraded = 0;
 
-	json_object_foreach(e->nodes, k, v)
-	{
+	json_object_foreach(e->nodes, k, v) {
 		const char *out =
 		    json_string_value(json_object_get(v, "outcome"));
 
@@ -224,8 +220,7 @@ only_entry(const json_t *call, const char *source, cg_err *err)
 
 	int code = CG_EUNAVAIL;
 
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		if (json_object_get(n, "result") != NULL)
 			return n;
 		why = str(n, "outcome");
@@ -293,8 +288,7 @@ cg_fed_page_counts(json_t *ans)
 	json_int_t res = 0;
 
 	if (out != NULL) {
-		json_array_foreach(out, i, lk)
-		{
+		json_array_foreach(out, i, lk) {
 			res += json_is_true(json_object_get(lk, "resolved"));
 		}
 		json_object_set_new(
@@ -478,8 +472,7 @@ best_match(const cg_fed *f, const json_t *call, size_t k, const char *ws)
 	size_t i;
 	const json_t *n;
 
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		const json_t *r = json_array_get(
 		    json_object_get(json_object_get(n, "result"), "results"),
 		    k);
@@ -510,12 +503,10 @@ source_state(const cg_fed *f, const json_t *call, const char *ws,
 	const json_t *n;
 	const json_t *s;
 
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		if (strcmp(entry_ws(f, n), ws) != 0)
 			continue;
-		json_array_foreach(json_object_get(n, "sources"), k, s)
-		{
+		json_array_foreach(json_object_get(n, "sources"), k, s) {
 			if (strcmp(json_string_value(s), src) == 0)
 				return json_object_get(n, "result") ? 1 : -1;
 		}
@@ -579,8 +570,7 @@ resolve_remote(cg_fed *f, json_t *const *lists, const char *const *wss,
 		size_t i;
 		json_t *lk;
 
-		json_array_foreach(lists[l], i, lk)
-		{
+		json_array_foreach(lists[l], i, lk) {
 			const json_t *r = json_object_get(lk, "remote");
 
 			if (json_is_true(json_object_get(lk, "resolved")))
@@ -604,8 +594,7 @@ resolve_remote(cg_fed *f, json_t *const *lists, const char *const *wss,
 		json_t *ref;
 
 		ev_add(ev, call);
-		json_array_foreach(refs, k, ref)
-		{
+		json_array_foreach(refs, k, ref) {
 			settle(f, json_object_get(ref, "lk"), str(ref, "ws"),
 			       call, k);
 		}
@@ -623,8 +612,7 @@ link_followups(const json_t *links, const char *uri, json_t *fu)
 	size_t i;
 	const json_t *lk;
 
-	json_array_foreach(links, i, lk)
-	{
+	json_array_foreach(links, i, lk) {
 		bool wiki = strcmp(str(lk, "kind"), "wikilink") == 0;
 		char msg[900];
 
@@ -677,8 +665,7 @@ backlinks_round(cg_fed *f, const char *ws, const json_t *target, json_t *back,
 	if (rc != 0)
 		return rc;
 	ev_add(ev, call);
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		size_t k;
 		json_t *b;
 
@@ -686,8 +673,7 @@ backlinks_round(cg_fed *f, const char *ws, const json_t *target, json_t *back,
 			continue;
 		json_array_foreach(
 		    json_object_get(json_object_get(n, "result"), "backlinks"),
-		    k, b)
-		{
+		    k, b) {
 			tag(ws, b);
 			json_array_append(back, b);
 		}
@@ -783,14 +769,12 @@ peek_collect(const cg_fed *f, const json_t *call, const json_t *items,
 	const json_t *n;
 	json_t *p;
 
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		size_t k;
 
 		json_array_foreach(
 		    json_object_get(json_object_get(n, "result"), "pages"), k,
-		    p)
-		{
+		    p) {
 			size_t at = (size_t)json_integer_value(
 			    json_object_get(p, "index"));
 			const json_t *it = json_array_get(items, at);
@@ -803,8 +787,7 @@ peek_collect(const cg_fed *f, const json_t *call, const json_t *items,
 			json_array_set(pages, at, p);
 		}
 	}
-	json_array_foreach(pages, i, p)
-	{
+	json_array_foreach(pages, i, p) {
 		char msg[300];
 
 		if (!json_is_null(p))
@@ -831,8 +814,7 @@ peek_lists(json_t *pages, json_t **lists, const char **wss, int *first,
 	size_t nl = 0;
 	json_t *p;
 
-	json_array_foreach(pages, i, p)
-	{
+	json_array_foreach(pages, i, p) {
 		if (*first == 0)
 			*first = item_failed(p, err);
 		if (json_object_get(p, "links") == NULL)
@@ -855,8 +837,7 @@ peek_call(cg_fed *f, const json_t *items, const json_t *scopes, json_t **call,
 	json_t *args = json_pack("{s:O}", "items", (json_t *)items);
 	int rc;
 
-	json_object_foreach((json_t *)scopes, k, v)
-	{
+	json_object_foreach((json_t *)scopes, k, v) {
 		if (ns < PEEK_MAX)
 			sv[ns++] = k;
 	}
@@ -902,8 +883,7 @@ cg_fed_peek(cg_fed *f, const char *const *uris, size_t n, json_t **out,
 		size_t i;
 		json_t *p;
 
-		json_array_foreach(pages, i, p)
-		{
+		json_array_foreach(pages, i, p) {
 			link_followups(json_object_get(p, "links"),
 			               str(p, "uri"), fu);
 		}
@@ -1009,8 +989,7 @@ resolve_merge(const cg_fed *f, const json_t *call, const json_t *items,
 	const json_t *n;
 	json_t *m;
 
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		size_t k;
 		const json_t *r;
 
@@ -1018,14 +997,13 @@ resolve_merge(const cg_fed *f, const json_t *call, const json_t *items,
 			continue;
 		json_array_foreach(
 		    json_object_get(json_object_get(n, "result"), "results"), k,
-		    r)
-		{
+		    r) {
 			bool q = json_object_get(json_array_get(items, k),
 			                         "source") != NULL;
 			size_t j;
 
-			json_array_foreach(json_object_get(r, "matches"), j, m)
-			{
+			json_array_foreach(json_object_get(r, "matches"), j,
+			                   m) {
 				json_t *c = json_deep_copy(m);
 
 				json_object_set_new(c, "order",
@@ -1036,8 +1014,7 @@ resolve_merge(const cg_fed *f, const json_t *call, const json_t *items,
 		}
 	}
 	sort_array(all, cmp_match_q);
-	json_array_foreach(all, i, m)
-	{
+	json_array_foreach(all, i, m) {
 		if (json_object_get(seen, str(m, "uri")) != NULL)
 			continue;
 		json_object_set_new(seen, str(m, "uri"), json_true());

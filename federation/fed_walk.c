@@ -265,8 +265,7 @@ walk_evidence(const json_t *call, json_t *fu)
 	const json_t *n;
 	size_t i;
 
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		const json_t *srcs = json_object_get(n, "sources");
 		bool ok = json_object_get(n, "result") != NULL;
 
@@ -339,14 +338,13 @@ gather(const cg_fed *f, const json_t *call, const char *key)
 	const json_t *n;
 	size_t i;
 
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		const json_t *it;
 		size_t k;
 
 		json_array_foreach(
 		    json_object_get(json_object_get(n, "result"), key), k, it)
-		    json_array_append_new(all, tag_item(f, n, it));
+			json_array_append_new(all, tag_item(f, n, it));
 	}
 	return all;
 }
@@ -358,8 +356,8 @@ sum_of(const json_t *call, const char *key)
 	size_t i;
 	int64_t s = 0;
 
-	json_array_foreach(json_object_get(call, "nodes"), i, n) s +=
-	    int_of(json_object_get(n, "result"), key);
+	json_array_foreach(json_object_get(call, "nodes"), i, n)
+		s += int_of(json_object_get(n, "result"), key);
 	return s;
 }
 
@@ -729,8 +727,7 @@ plan_add_source(struct mplan *p, const char *ws, const json_t *s)
 	m->cats = calloc(json_array_size(cats) + 1, sizeof(*m->cats));
 	if (m->cats == NULL)
 		return CG_ENOMEM;
-	json_array_foreach(cats, i, c)
-	{
+	json_array_foreach(cats, i, c) {
 		m->cats[i].name =
 		    json_string_value(json_object_get(c, "category"));
 		m->cats[i].pages = int_of(c, "pages");
@@ -753,21 +750,19 @@ plan_init(struct mplan *p, const cg_fed *f, const json_t *call, int budget)
 	memset(p, 0, sizeof(*p));
 	p->budget = budget;
 	cg_buf_init(&p->scratch, 1u << 20);
-	json_array_foreach(json_object_get(call, "nodes"), i, n) total +=
-	    json_array_size(
-	        json_object_get(json_object_get(n, "result"), "sources"));
+	json_array_foreach(json_object_get(call, "nodes"), i, n)
+		total += json_array_size(
+		    json_object_get(json_object_get(n, "result"), "sources"));
 	p->v = calloc(total + 1, sizeof(*p->v));
 	if (p->v == NULL)
 		return CG_ENOMEM;
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		const json_t *s;
 		size_t k;
 
 		json_array_foreach(
 		    json_object_get(json_object_get(n, "result"), "sources"), k,
-		    s)
-		{
+		    s) {
 			if (int_of(s, "pages") > 0 &&
 			    plan_add_source(p, node_ws(f, n), s) != 0)
 				return CG_ENOMEM;
@@ -969,10 +964,10 @@ grep_assumptions(const cg_grep_req *r, const json_t *call)
 	size_t i;
 	bool unicode = true;
 
-	json_array_foreach(
-	    json_object_get(call, "nodes"), i,
-	    n) if (json_is_false(json_object_get(json_object_get(n, "result"),
-	                                         "unicode"))) unicode = false;
+	json_array_foreach(json_object_get(call, "nodes"), i, n)
+		if (json_is_false(json_object_get(json_object_get(n, "result"),
+		                                  "unicode")))
+			unicode = false;
 	json_array_append_new(
 	    as,
 	    json_string(
@@ -1007,7 +1002,8 @@ grep_answer(cg_fed *f, const cg_grep_req *r, int max, json_t *call,
 	int64_t total = 0;
 	json_t *o;
 
-	json_array_foreach(files, i, file) total += int_of(file, "matches");
+	json_array_foreach(files, i, file)
+		total += int_of(file, "matches");
 	if (total > (int64_t)json_array_size(matches))
 		followup(fu, "more",
 		         "more matching lines than returned: raise --max or "
@@ -1119,14 +1115,14 @@ cg_fed_status(cg_fed *f, const char *const *sources, size_t nsources,
 	int rc = cg_fed_call(f, "status", NULL, sources, nsources, &call, err);
 
 	*out = NULL;
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		json_t *srcs =
 		    json_object_get(json_object_get(n, "result"), "sources");
 		const json_t *s;
 		size_t k;
 
-		json_array_foreach(srcs, k, s) status_totals(tot, s, fu);
+		json_array_foreach(srcs, k, s)
+			status_totals(tot, s, fu);
 		json_array_append_new(nodes,
 		                      json_pack("{s:s, s:s, s:s, s:O}", "node",
 		                                str_of(n, "node"), "workspace",

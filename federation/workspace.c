@@ -381,8 +381,7 @@ read_manifest_object(struct build *b, const json_t *m)
 		             "ignored");
 	if (!json_is_array(subs))
 		return rc;
-	json_array_foreach(subs, i, e)
-	{
+	json_array_foreach(subs, i, e) {
 		if (rc == 0 && i == MAX_SUB_GUILDS)
 			rc = ws_warn(b->ws,
 			             "workspace.json: more than %d "

@@ -93,8 +93,7 @@ cg_metrics_request(cg_metrics *m, const char *route, int status, double seconds,
 	m->hist[b]++;
 	m->count++;
 	m->sum += seconds;
-	json_array_foreach(nodes, i, n)
-	{
+	json_array_foreach(nodes, i, n) {
 		const char *name =
 		    json_string_value(json_object_get(n, "node"));
 		const char *o =
@@ -129,8 +128,7 @@ render_pairs(cg_buf *out, json_t *obj, const char *metric, const char *l1,
 	const char *key;
 	json_t *v;
 
-	json_object_foreach(obj, key, v)
-	{
+	json_object_foreach(obj, key, v) {
 		const char *tab = strchr(key, '\t');
 
 		if (tab == NULL)

@@ -21,8 +21,9 @@ globs_ok(const json_t *a)
 		return 1;
 	if (!json_is_array(a) || json_array_size(a) > 256)
 		return 0;
-	json_array_foreach(a, i, g) if (!json_is_string(g) ||
-	                                json_string_length(g) > 1024) return 0;
+	json_array_foreach(a, i, g)
+		if (!json_is_string(g) || json_string_length(g) > 1024)
+			return 0;
 	return 1;
 }
 
@@ -78,8 +79,9 @@ any_match(const json_t *globs, const char *uri)
 	size_t i;
 	const json_t *g;
 
-	json_array_foreach(globs, i, g) if (fnmatch(json_string_value(g), uri,
-	                                            0) == 0) return true;
+	json_array_foreach(globs, i, g)
+		if (fnmatch(json_string_value(g), uri, 0) == 0)
+			return true;
 	return false;
 }
 
@@ -167,7 +169,9 @@ conflict_hidden(const cg_acl *acl, const json_t *o)
 
 	if (!json_is_array(pages) || json_object_get(o, "winner") == NULL)
 		return false;
-	json_array_foreach(pages, i, p) if (item_hidden(acl, p)) return true;
+	json_array_foreach(pages, i, p)
+		if (item_hidden(acl, p))
+			return true;
 	return item_hidden(acl, o);
 }
 
@@ -203,8 +207,8 @@ filter_value(const cg_acl *acl, json_t *v, int depth)
 		return filter_array(acl, v, depth);
 	if (!json_is_object(v))
 		return 0;
-	json_object_foreach(v, key, child) removed +=
-	    filter_value(acl, child, depth + 1);
+	json_object_foreach(v, key, child)
+		removed += filter_value(acl, child, depth + 1);
 	return removed;
 }
 

@@ -317,8 +317,7 @@ merge_tags(cg_page *p, const json_t *ov)
 		const json_t *it;
 		size_t i;
 
-		json_array_foreach(a, i, it)
-		{
+		json_array_foreach(a, i, it) {
 			const char *s = json_string_value(it);
 
 			if (s != NULL && !has_str(v, n, s) &&
@@ -353,8 +352,7 @@ section_text(const json_t *ov)
 	const json_t *s;
 	size_t i;
 
-	json_array_foreach(json_object_get(ov, "sections"), i, s)
-	{
+	json_array_foreach(json_object_get(ov, "sections"), i, s) {
 		const char *t = json_string_value(json_object_get(s, "title"));
 		const char *m =
 		    json_string_value(json_object_get(s, "summary"));

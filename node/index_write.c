@@ -291,11 +291,11 @@ meta_append(cg_buf *b, const json_t *v)
 		(void)cg_buf_puts(b, json_string_value(v));
 		(void)cg_buf_putc(b, '\n');
 	} else if (json_is_array(v)) {
-		json_array_foreach(v, i, item) if (json_is_string(item))
-		{
-			(void)cg_buf_puts(b, json_string_value(item));
-			(void)cg_buf_putc(b, '\n');
-		}
+		json_array_foreach(v, i, item)
+			if (json_is_string(item)) {
+				(void)cg_buf_puts(b, json_string_value(item));
+				(void)cg_buf_putc(b, '\n');
+			}
 	}
 }
 
@@ -309,8 +309,9 @@ meta_text(const cg_page *p)
 	cg_buf b;
 
 	cg_buf_init(&b, 1 << 20);
-	json_object_foreach(p->fm, key, v) if (!structured_key(key))
-	    meta_append(&b, v);
+	json_object_foreach(p->fm, key, v)
+		if (!structured_key(key))
+			meta_append(&b, v);
 	return cg_buf_take(&b);
 }
 

@@ -151,9 +151,10 @@ cg_node_in_scope(const json_t *args, const char *name)
 
 	if (!json_is_array(scope))
 		return true;
-	json_array_foreach(scope, i, s) if (json_is_string(s) &&
-	                                    strcmp(json_string_value(s),
-	                                           name) == 0) return true;
+	json_array_foreach(scope, i, s)
+		if (json_is_string(s) &&
+		    strcmp(json_string_value(s), name) == 0)
+			return true;
 	return false;
 }
 
@@ -306,8 +307,7 @@ problem_followups(cg_index *idx, json_t *fu, size_t max)
 		                   json_string_value(json_object_get(
 		                       json_array_get(probs, k), "path"))))
 			json_array_remove(probs, k);
-	json_array_foreach(probs, k, p)
-	{
+	json_array_foreach(probs, k, p) {
 		if (k == max) {
 			char msg[160];
 
@@ -414,8 +414,7 @@ op_problems(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		if (!cg_node_in_scope(args, n->src[i].name))
 			continue;
 		p = cg_index_problems(n->src[i].idx);
-		json_array_foreach(p, k, item)
-		{
+		json_array_foreach(p, k, item) {
 			json_object_set_new(item, "source",
 			                    json_string(n->src[i].name));
 			json_array_append(all, item);

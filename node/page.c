@@ -373,8 +373,7 @@ list_field(char ***out, const json_t *v, enum list_mode mode)
 		size_t i;
 		const json_t *item;
 
-		json_array_foreach(v, i, item)
-		{
+		json_array_foreach(v, i, item) {
 			if (rc == 0 && !json_is_array(item))
 				rc = add_value(&sv, item, mode);
 		}

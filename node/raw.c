@@ -120,8 +120,7 @@ cg_raw_resolve(const char *repo, const char *page, const json_t *refs,
 	size_t i;
 	const json_t *r;
 
-	json_array_foreach(refs, i, r)
-	{
+	json_array_foreach(refs, i, r) {
 		const char *ref = json_string_value(r);
 
 		if (ref == NULL || *ref == '\0')

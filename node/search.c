@@ -465,8 +465,7 @@ extra_keys(const char *fm_text)
 	const char *key;
 	json_t *v;
 
-	json_object_foreach(fm, key, v)
-	{
+	json_object_foreach(fm, key, v) {
 		size_t i = 0;
 
 		while (known[i] != NULL && strcmp(known[i], key) != 0)
@@ -604,8 +603,7 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 	if (st == NULL)
 		return sql_err(idx, sqlite3_errcode(cg_index_db(idx)), "claims",
 		               err);
-	json_array_foreach(keys, i, k)
-	{
+	json_array_foreach(keys, i, k) {
 		if (!json_is_string(k))
 			continue;
 		sqlite3_bind_text(st, 1, json_string_value(k), -1,

@@ -796,8 +796,7 @@ log_sync(cg_server *s, const char *why, const json_t *reply, int64_t ms)
 		         json_object_get(reply, "error"), "message")));
 		return;
 	}
-	json_object_foreach((json_t *)per, name, st)
-	{
+	json_object_foreach((json_t *)per, name, st) {
 		long long v[6];
 		static const char *const k[6] = {"generation", "files",
 		                                 "reparsed",   "added",

@@ -134,8 +134,7 @@ cg_op_concept(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		                  "concept: targets must be a list of "
 		                  "{corpus, concept}, limit 1-20");
 	}
-	json_array_foreach(targets, i, t)
-	{
+	json_array_foreach(targets, i, t) {
 		const char *c = json_string_value(json_object_get(t, "corpus"));
 		const char *k =
 		    json_string_value(json_object_get(t, "concept"));
@@ -386,8 +385,7 @@ cg_op_corpus_graph(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		}
 		cg_node_memo_set(n, sig, g);
 	}
-	json_array_foreach(json_object_get(g, "aliases"), i, a)
-	{
+	json_array_foreach(json_object_get(g, "aliases"), i, a) {
 		const char *term =
 		    json_string_value(json_object_get(a, "alias"));
 

@@ -485,8 +485,7 @@ target_json(cg_index *idx, const char *path, const json_t *page, json_t **out,
 		rc = add_name(idx, path, slug, set, err);
 	if (rc == 0 && title != NULL)
 		rc = add_name(idx, path, title, set, err);
-	json_array_foreach(aliases, i, v)
-	{
+	json_array_foreach(aliases, i, v) {
 		const char *a = json_string_value(v);
 
 		if (rc == 0 && a != NULL)
@@ -497,8 +496,7 @@ target_json(cg_index *idx, const char *path, const json_t *page, json_t **out,
 		p = strchr(p, '/');
 		p = p ? p + 1 : NULL;
 	}
-	json_object_foreach(set, k, v)
-	{
+	json_object_foreach(set, k, v) {
 		json_array_append_new(names, json_string(k));
 	}
 	*out = json_pack("{s:s, s:s, s:s?, s:s?, s:O, s:o}", "source",
@@ -598,12 +596,10 @@ want_init(struct want *w, const json_t *target, cg_err *err)
 	w->slug = tail_of(w->path);
 	add_tail(w->tails, w->path);
 	add_tail(w->tails, json_string_value(json_object_get(target, "title")));
-	json_array_foreach(json_object_get(target, "aliases"), i, v)
-	{
+	json_array_foreach(json_object_get(target, "aliases"), i, v) {
 		add_tail(w->tails, json_string_value(v));
 	}
-	json_array_foreach(w->names, i, v)
-	{
+	json_array_foreach(w->names, i, v) {
 		add_tail(w->tails, json_string_value(v));
 	}
 	return w->slug ? 0 : cg_err_set(err, CG_ENOMEM, "out of memory");
@@ -659,8 +655,7 @@ hits_target(const struct want *w, const json_t *lk)
 	if (src == NULL || name == NULL || strcmp(src, w->source) != 0)
 		return false;
 	key = lower_n(name, strip_md(name));
-	json_array_foreach(w->names, i, v)
-	{
+	json_array_foreach(w->names, i, v) {
 		yes |= key != NULL && json_is_string(v) &&
 		       strcmp(json_string_value(v), key) == 0;
 	}
@@ -753,8 +748,7 @@ cg_tool_resolve(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		return cg_err_set(err, CG_EINVAL,
 		                  "resolve: names must be an array of at most "
 		                  "1000 {name, source?}");
-	json_array_foreach(names, k, it)
-	{
+	json_array_foreach(names, k, it) {
 		const char *name =
 		    json_string_value(json_object_get(it, "name"));
 		const char *only =

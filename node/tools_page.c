@@ -658,8 +658,7 @@ cg_tool_peek(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		return cg_err_set(err, CG_EINVAL,
 		                  "peek: items must be an array of {source, "
 		                  "path}");
-	json_array_foreach(items, i, it)
-	{
+	json_array_foreach(items, i, it) {
 		const char *src =
 		    json_string_value(json_object_get(it, "source"));
 		const json_t *p = json_object_get(it, "path");

@@ -273,13 +273,13 @@ scrub(json_t *v, int in_error)
 	size_t i;
 
 	if (json_is_array(v)) {
-		json_array_foreach(v, i, child) scrub(child, 0);
+		json_array_foreach(v, i, child)
+			scrub(child, 0);
 		return;
 	}
 	if (!json_is_object(v))
 		return;
-	json_object_foreach_safe(v, tmp, key, child)
-	{
+	json_object_foreach_safe(v, tmp, key, child) {
 		int drop = in_error && strcmp(key, "message") == 0;
 
 		for (size_t k = 0; echo[k] != NULL && !drop; k++)

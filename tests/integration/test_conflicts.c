@@ -92,12 +92,11 @@ conflict_titled(const json_t *ans, const char *title)
 	const json_t *c;
 	int n = 0;
 
-	json_array_foreach(json_object_get(ans, "conflicts"), i,
-	                   c) if (strcmp(s(c, "title"), title) == 0)
-	{
-		found = c;
-		n++;
-	}
+	json_array_foreach(json_object_get(ans, "conflicts"), i, c)
+		if (strcmp(s(c, "title"), title) == 0) {
+			found = c;
+			n++;
+		}
 	assert_int_equal(n, 1);
 	return found;
 }
@@ -108,10 +107,10 @@ has_conflict_followup(const json_t *ans)
 	size_t i;
 	const json_t *f;
 
-	json_array_foreach(json_object_get(ans, "followups"), i,
-	                   f) if (strcmp(s(f, "kind"), "conflict") == 0 &&
-	                          strstr(s(f, "message"), "lint") !=
-	                              NULL) return 1;
+	json_array_foreach(json_object_get(ans, "followups"), i, f)
+		if (strcmp(s(f, "kind"), "conflict") == 0 &&
+		    strstr(s(f, "message"), "lint") != NULL)
+			return 1;
 	return 0;
 }
 

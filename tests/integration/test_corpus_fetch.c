@@ -484,8 +484,7 @@ test_search_read_related(void **state)
 		size_t i;
 		json_t *g;
 
-		json_array_foreach(rel, i, g)
-		{
+		json_array_foreach(rel, i, g) {
 			json_t *b = json_object_get(g, "bridge");
 			json_t *e =
 			    json_array_get(json_object_get(g, "entries"), 0);
@@ -590,8 +589,7 @@ test_refresh_unchanged(void **state)
 	assert_int_equal(git_objects(err), 0);
 	free(err);
 	m1 = meta_of("book");
-	json_object_foreach(m0, k, v)
-	{
+	json_object_foreach(m0, k, v) {
 		if (strcmp(k, "cached_at") == 0)
 			assert_string_not_equal(
 			    json_string_value(v),

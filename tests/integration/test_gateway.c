@@ -601,8 +601,9 @@ outcome(const json_t *ans, const char *name)
 	const json_t *n;
 
 	json_array_foreach(
-	    json_object_get(json_object_get(ans, "evidence"), "nodes"), i,
-	    n) if (strcmp(str(n, "node"), name) == 0) return str(n, "outcome");
+	    json_object_get(json_object_get(ans, "evidence"), "nodes"), i, n)
+		if (strcmp(str(n, "node"), name) == 0)
+			return str(n, "outcome");
 	return NULL;
 }
 
@@ -621,8 +622,9 @@ dump_hits(const char *what, const json_t *ans)
 
 	fprintf(stderr, "%s:\n", what);
 	json_array_foreach(json_object_get(ans, "hits"), i, h)
-	    fprintf(stderr, "  %s %s %.17g\n", str(h, "uri"), str(h, "match"),
-	            json_number_value(json_object_get(h, "score")));
+		fprintf(stderr, "  %s %s %.17g\n", str(h, "uri"),
+		        str(h, "match"),
+		        json_number_value(json_object_get(h, "score")));
 }
 
 /* Same hits in the same order: uri, tags, match class, exact score,
@@ -644,8 +646,7 @@ assert_same_hits(const json_t *want, const json_t *got, const char *what)
 		dump_hits(what, got);
 	}
 	assert_int_equal(json_array_size(a), json_array_size(b));
-	json_array_foreach(a, i, h)
-	{
+	json_array_foreach(a, i, h) {
 		const json_t *g = json_array_get(b, i);
 
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
@@ -668,8 +669,7 @@ assert_tagged(const json_t *ans)
 	size_t i;
 	const json_t *h;
 
-	json_array_foreach(hits(ans), i, h)
-	{
+	json_array_foreach(hits(ans), i, h) {
 		char uri[1024];
 
 		(void)snprintf(uri, sizeof(uri), "cg://acme/%s/%s",
@@ -690,7 +690,7 @@ assert_asked_ok(const json_t *ans, size_t nasked)
 
 	assert_int_equal(json_array_size(nodes), nasked);
 	json_array_foreach(nodes, i, n)
-	    assert_string_equal(str(n, "outcome"), "ok");
+		assert_string_equal(str(n, "outcome"), "ok");
 	assert_false(degraded(ans));
 }
 
@@ -838,9 +838,9 @@ conflict_of(const json_t *ans, const char *key)
 	size_t i;
 	const json_t *c;
 
-	json_array_foreach(json_object_get(ans, "conflicts"), i,
-	                   c) if (strcmp(str(c, "claim_key"), key) ==
-	                          0) return c;
+	json_array_foreach(json_object_get(ans, "conflicts"), i, c)
+		if (strcmp(str(c, "claim_key"), key) == 0)
+			return c;
 	return NULL;
 }
 
@@ -902,8 +902,7 @@ assert_hits_without(const json_t *want, const json_t *ans, const char *source)
 	const json_t *h;
 	size_t expect = 0;
 
-	json_array_foreach(hits(want), i, h)
-	{
+	json_array_foreach(hits(want), i, h) {
 		size_t k;
 		const json_t *g;
 		bool found = false;
@@ -911,8 +910,8 @@ assert_hits_without(const json_t *want, const json_t *ans, const char *source)
 		if (strcmp(str(h, "source"), source) == 0)
 			continue;
 		expect++;
-		json_array_foreach(hits(ans), k, g) found |=
-		    strcmp(str(h, "uri"), str(g, "uri")) == 0;
+		json_array_foreach(hits(ans), k, g)
+			found |= strcmp(str(h, "uri"), str(g, "uri")) == 0;
 		if (!found)
 			fprintf(stderr, "missing %s\n", str(h, "uri"));
 		assert_true(found);

@@ -117,8 +117,7 @@ followup(const json_t *ans, const char *kind, const char *suffix)
 	size_t i;
 	const json_t *f;
 
-	json_array_foreach(json_object_get(ans, "followups"), i, f)
-	{
+	json_array_foreach(json_object_get(ans, "followups"), i, f) {
 		const char *k = json_string_value(json_object_get(f, "kind"));
 		const char *u = json_string_value(json_object_get(f, "uri"));
 

@@ -224,9 +224,10 @@ check_claims_problems(nng_socket s)
 	                 2);
 	r2 = cgt_call(s, "problems", NULL);
 	check_generation(r2);
-	json_array_foreach(json_object_get(result(r2), "problems"), i, p) blob =
-	    blob || strstr(json_string_value(json_object_get(p, "path")),
-	                   "blob.md") != NULL;
+	json_array_foreach(json_object_get(result(r2), "problems"), i, p)
+		blob = blob ||
+		       strstr(json_string_value(json_object_get(p, "path")),
+		              "blob.md") != NULL;
 	assert_true(blob);
 	json_decref(r);
 	json_decref(r2);

@@ -367,12 +367,12 @@ link_at(const json_t *links, int line, const char *t, const char *a)
 	size_t i;
 	const json_t *lk;
 
-	json_array_foreach(
-	    links, i,
-	    lk) if (json_integer_value(json_object_get(lk, "line")) == line &&
-	            strcmp(s(lk, "target"), t) == 0 &&
-	            (a == NULL ? json_is_null(json_object_get(lk, "anchor"))
-	                       : strcmp(s(lk, "anchor"), a) == 0)) return lk;
+	json_array_foreach(links, i, lk)
+		if (json_integer_value(json_object_get(lk, "line")) == line &&
+		    strcmp(s(lk, "target"), t) == 0 &&
+		    (a == NULL ? json_is_null(json_object_get(lk, "anchor"))
+		               : strcmp(s(lk, "anchor"), a) == 0))
+			return lk;
 	fprintf(stderr, "no link %s on line %d\n", t, line);
 	return NULL;
 }
@@ -447,14 +447,12 @@ backlink(const json_t *ans, const char *source, const char *path, int line)
 	const json_t *b;
 	char *u = uri(source, path);
 
-	json_array_foreach(
-	    json_object_get(ans, "backlinks"), i,
-	    b) if (strcmp(s(b, "uri"), u) == 0 &&
-	           json_integer_value(json_object_get(b, "line")) == line)
-	{
-		free(u);
-		return b;
-	}
+	json_array_foreach(json_object_get(ans, "backlinks"), i, b)
+		if (strcmp(s(b, "uri"), u) == 0 &&
+		    json_integer_value(json_object_get(b, "line")) == line) {
+			free(u);
+			return b;
+		}
 	free(u);
 	return NULL;
 }
@@ -618,10 +616,10 @@ test_receipt_followups(void **state)
 	const json_t *f;
 	int saw = 0;
 
-	json_array_foreach(json_object_get(ans, "followups"), i, f) saw |=
-	    strcmp(s(f, "kind"), "unresolved_link") == 0 &&
-	    ends_with(s(f, "uri"), DECISION) &&
-	    strstr(s(f, "message"), "[[nowhere]]") != NULL;
+	json_array_foreach(json_object_get(ans, "followups"), i, f)
+		saw |= strcmp(s(f, "kind"), "unresolved_link") == 0 &&
+		       ends_with(s(f, "uri"), DECISION) &&
+		       strstr(s(f, "message"), "[[nowhere]]") != NULL;
 	assert_true(saw);
 	json_decref(ans);
 }

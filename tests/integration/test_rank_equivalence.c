@@ -152,8 +152,7 @@ top10(const json_t *ans, cg_buf *out)
 	const json_t *h;
 
 	cg_buf_reset(out);
-	json_array_foreach(json_object_get(ans, "hits"), i, h)
-	{
+	json_array_foreach(json_object_get(ans, "hits"), i, h) {
 		const char *p = json_string_value(json_object_get(h, "path"));
 		const char *base = strrchr(p, '/');
 

@@ -202,8 +202,7 @@ uris(const json_t *ans, const char *key)
 	size_t i;
 
 	cg_buf_init(&b, 1u << 20);
-	json_array_foreach(json_object_get(ans, key), i, it)
-	{
+	json_array_foreach(json_object_get(ans, key), i, it) {
 		const char *u = json_string_value(json_object_get(it, "uri"));
 		const char *src =
 		    json_string_value(json_object_get(it, "source"));
@@ -255,8 +254,7 @@ test_list_filters(void **state)
 
 	/* every indexed page (the huge one is not), sorted by uri */
 	assert_int_equal(json_integer_value(json_object_get(ans, "total")), 9);
-	json_array_foreach(json_object_get(ans, "items"), i, it)
-	{
+	json_array_foreach(json_object_get(ans, "items"), i, it) {
 		const char *u = json_string_value(json_object_get(it, "uri"));
 
 		assert_true(strcmp(prev, u) < 0);
@@ -394,14 +392,12 @@ check_map(const json_t *ans, size_t budget)
 	assert_true(chars(text) <= budget);
 	assert_int_equal(json_integer_value(json_object_get(ans, "chars")),
 	                 chars(text));
-	json_array_foreach(json_object_get(ans, "sources"), i, s)
-	{
+	json_array_foreach(json_object_get(ans, "sources"), i, s) {
 		const json_t *c;
 		size_t k;
 		int64_t cat_pages = 0;
 
-		json_array_foreach(json_object_get(s, "categories"), k, c)
-		{
+		json_array_foreach(json_object_get(s, "categories"), k, c) {
 			int64_t t = (int64_t)json_array_size(
 			    json_object_get(c, "titles"));
 			int64_t p =
@@ -512,8 +508,7 @@ test_status(void **state)
 	assert_string_equal(
 	    json_string_value(json_object_get(ans, "workspace")), wsname);
 	assert_int_equal(json_array_size(json_object_get(ans, "nodes")), 3);
-	json_array_foreach(json_object_get(ans, "nodes"), i, n)
-	{
+	json_array_foreach(json_object_get(ans, "nodes"), i, n) {
 		const json_t *s =
 		    json_array_get(json_object_get(n, "sources"), 0);
 		const char *name =
@@ -730,8 +725,7 @@ our_set(const json_t *ans)
 	char *out;
 
 	cg_buf_init(&b, 1u << 24);
-	json_array_foreach(json_object_get(ans, "matches"), i, m)
-	{
+	json_array_foreach(json_object_get(ans, "matches"), i, m) {
 		const char *src =
 		    json_string_value(json_object_get(m, "source"));
 
@@ -898,8 +892,7 @@ test_grep_symlinks_and_binary(void **state)
 
 	assert_int_equal(json_array_size(json_object_get(ans, "matches")), 0);
 	assert_int_equal(json_integer_value(json_object_get(ans, "total")), 0);
-	json_array_foreach(json_object_get(ans, "skipped"), i, sk)
-	{
+	json_array_foreach(json_object_get(ans, "skipped"), i, sk) {
 		const char *p = json_string_value(json_object_get(sk, "path"));
 		const char *r =
 		    json_string_value(json_object_get(sk, "reason"));
@@ -922,8 +915,8 @@ test_grep_prefix(void **state)
 
 	assert_int_equal(json_array_size(json_object_get(ans, "matches")), 3);
 	json_array_foreach(json_object_get(ans, "matches"), i, m)
-	    assert_string_equal(json_string_value(json_object_get(m, "source")),
-	                        "search");
+		assert_string_equal(
+		    json_string_value(json_object_get(m, "source")), "search");
 	json_decref(ans);
 }
 

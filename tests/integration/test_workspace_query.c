@@ -111,8 +111,7 @@ test_tags_and_receipt(void **state)
 		                    "stats");
 		assert_string_equal(s(json_array_get(rounds, 1), "op"),
 		                    "search");
-		json_array_foreach(rounds, i, r)
-		{
+		json_array_foreach(rounds, i, r) {
 			double ms = json_number_value(json_object_get(r, "ms"));
 			double node = json_number_value(
 			    json_object_get(r, "slowest_node_ms"));
@@ -121,8 +120,8 @@ test_tags_and_receipt(void **state)
 			assert_true(ms >= node);
 		}
 		json_array_foreach(json_object_get(ev, "nodes"), i, n)
-		    assert_true(json_number_value(json_object_get(n, "ms")) >
-		                0);
+			assert_true(
+			    json_number_value(json_object_get(n, "ms")) > 0);
 	}
 	free(copy);
 	json_decref(ans);
@@ -139,7 +138,7 @@ test_scope(void **state)
 
 	assert_int_equal(json_array_size(json_object_get(ans, "hits")), 2);
 	json_array_foreach(json_object_get(ans, "hits"), i, h)
-	    assert_true(strcmp(s(h, "source"), "big") != 0);
+		assert_true(strcmp(s(h, "source"), "big") != 0);
 	assert_int_equal(
 	    json_array_size(json_object_get(json_object_get(ans, "evidence"),
 	                                    "sources_asked")),
@@ -167,9 +166,9 @@ test_source_refs(void **state)
 	assert_true(json_is_false(json_object_get(k, "raw_path_missing")));
 	assert_true(json_is_true(json_object_get(m, "raw_path_missing")));
 	assert_string_equal(s(p, "path"), "docs/plan.md");
-	json_array_foreach(json_object_get(ans, "followups"), i, f) saw |=
-	    strcmp(s(f, "kind"), "raw_missing") == 0 &&
-	    strstr(s(f, "message"), "missing-notes") != NULL;
+	json_array_foreach(json_object_get(ans, "followups"), i, f)
+		saw |= strcmp(s(f, "kind"), "raw_missing") == 0 &&
+		       strstr(s(f, "message"), "missing-notes") != NULL;
 	assert_true(saw);
 	json_decref(ans);
 }

@@ -325,8 +325,7 @@ cgt_has_hit(const json_t *reply, const char *suffix)
 	const json_t *h;
 	size_t n = strlen(suffix);
 
-	json_array_foreach(cgt_hits(reply), i, h)
-	{
+	json_array_foreach(cgt_hits(reply), i, h) {
 		const char *p = json_string_value(json_object_get(h, "path"));
 		size_t m = p ? strlen(p) : 0;
 

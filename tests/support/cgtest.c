@@ -219,8 +219,7 @@ cgt_rank(const json_t *ans, const char *suffix)
 	size_t i;
 	const json_t *h;
 
-	json_array_foreach(json_object_get(ans, "hits"), i, h)
-	{
+	json_array_foreach(json_object_get(ans, "hits"), i, h) {
 		const char *p = json_string_value(json_object_get(h, "path"));
 
 		if (p != NULL && ends_with(p, suffix))
