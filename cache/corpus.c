@@ -6,7 +6,7 @@
  * node/corpus_scan.c the last.
  */
 #define _DEFAULT_SOURCE /* timegm */
-#include "corpus.h"
+#include "cache/corpus.h"
 
 #include <sys/stat.h>
 
@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "cg_fs.h"
+#include "common/cg_fs.h"
 
 #define REG_REL   ".hiivmind/corpus/registry.yaml"
 #define GRAPH_REL ".hiivmind/corpus/registry-graph.yaml"

@@ -30,8 +30,8 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "cg_err.h"
-#include "hiivmind.h"
+#include "common/cg_err.h"
+#include "cache/hiivmind.h"
 
 #define CG_CORPUS_DIR   "docs" /* folder of the sources' documents */
 #define CG_CORPUS_STATE ".corpus-gw"

@@ -8,7 +8,7 @@
  * problem lines and -v lines to opts->out.
  */
 #define _GNU_SOURCE /* renameat2, RENAME_EXCHANGE */
-#include "fetch.h"
+#include "cache/fetch.h"
 
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -22,12 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cg_fs.h"
-#include "cg_time.h"
-#include "corpus.h"
-#include "git.h"
-#include "hiivmind.h"
-#include "probe.h"
+#include "common/cg_fs.h"
+#include "common/cg_time.h"
+#include "cache/corpus.h"
+#include "cache/git.h"
+#include "cache/hiivmind.h"
+#include "cache/probe.h"
 
 /* One repository's run. */
 struct run {

@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cg_err.h"
+#include "common/cg_err.h"
 
 typedef struct cg_fetch_opts {
 	const char *api_base; /* freshness API, no trailing '/' */

@@ -11,7 +11,7 @@
  * Must not: print, keep state between calls, show a URL's userinfo.
  */
 #define _GNU_SOURCE
-#include "git.h"
+#include "cache/git.h"
 
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -32,8 +32,8 @@
 
 #include <git2.h>
 
-#include "cg_fs.h"
-#include "cg_time.h"
+#include "common/cg_fs.h"
+#include "common/cg_time.h"
 
 #define URL_SHOWN_MAX 256  /* a URL as messages show it */
 #define REL_MAX       1024 /* a path as first_skip shows it */

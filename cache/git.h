@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cg_err.h"
+#include "common/cg_err.h"
 
 /* What one fetch transferred (from libgit2's indexer progress). */
 typedef struct cg_git_stats {

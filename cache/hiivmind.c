@@ -8,7 +8,7 @@
  * structure.  One bad item is skipped with a warning, never a failed file.
  * Nothing here touches the network, the cache or an index.
  */
-#include "hiivmind.h"
+#include "cache/hiivmind.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,10 +18,10 @@
 
 #include <jansson.h>
 
-#include "cg_buf.h"
-#include "cg_utf8.h"
-#include "frontmatter.h"
-#include "hiivmind_int.h"
+#include "common/cg_buf.h"
+#include "common/cg_utf8.h"
+#include "common/cg_yaml.h"
+#include "cache/hiivmind_int.h"
 
 #define TTL_DEFAULT_S (7L * 86400L)
 #define TTL_MAX_S     (3650L * 86400L) /* ten years, fits a 32-bit long */

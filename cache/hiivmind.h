@@ -42,7 +42,7 @@
 
 #include <stddef.h>
 
-#include "cg_err.h"
+#include "common/cg_err.h"
 
 #define CG_HM_MAX_BYTES    (16u << 20)
 #define CG_HM_MAX_WARNINGS 50

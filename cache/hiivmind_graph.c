@@ -15,8 +15,8 @@
 
 #include <jansson.h>
 
-#include "hiivmind.h"
-#include "hiivmind_int.h"
+#include "cache/hiivmind.h"
+#include "cache/hiivmind_int.h"
 
 /* --------------------------------------------------------------- graph */
 

@@ -17,9 +17,9 @@
 
 #include <jansson.h>
 
-#include "cg_utf8.h"
-#include "hiivmind.h"
-#include "hiivmind_int.h"
+#include "common/cg_utf8.h"
+#include "cache/hiivmind.h"
+#include "cache/hiivmind_int.h"
 
 #define LIGHTNING "\xE2\x9A\xA1" /* U+26A1, starts the v1 grep hint */
 

@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "hiivmind.h"
+#include "cache/hiivmind.h"
 
 #define CG_HMI_MAX_NODES 2000000u /* node cap handed to cg_yaml_load */
 #define CG_HMI_QMAX      64       /* buffer for user text quoted in a warning */

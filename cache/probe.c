@@ -12,7 +12,7 @@
  * are freed.  This file must not keep state between calls (only libcurl's
  * global init), touch the cache, print, or read the environment.
  */
-#include "probe.h"
+#include "cache/probe.h"
 
 #include <ctype.h>
 #include <pthread.h>

@@ -33,7 +33,7 @@
 
 #include <stddef.h>
 
-#include "cg_err.h"
+#include "common/cg_err.h"
 
 enum cg_probe_status {
 	CG_PROBE_NEW = 1,  /* 200: sha holds the ref's commit */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 static int
 find_opt(const cli_opt *opts, size_t n, const char *name, size_t len)

@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "cg_err.h"
+#include "common/cg_err.h"
 
 #define CLI_MAX_VALUES 64
 
@@ -73,8 +73,8 @@ int cli_load_config(const cli_args *a, struct cg_config *cfg, cg_err *err);
 
 /* Where a command's requests go: an in-process gateway (--workspace,
  * --config) or a running one (--gateway URL). */
-#include "config.h"
-#include "gateway.h"
+#include "conf/config.h"
+#include "gateway/gateway.h"
 
 typedef struct cli_session {
 	cg_config cfg;

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cg_fs.h"
-#include "cli.h"
-#include "config.h"
-#include "fetch.h"
-#include "probe.h"
-#include "workspace.h"
+#include "common/cg_fs.h"
+#include "cli/cli.h"
+#include "conf/config.h"
+#include "cache/fetch.h"
+#include "cache/probe.h"
+#include "conf/workspace.h"
 
 static const cli_opt fetch_opts[] = {
     {"refresh", false, false, "ask every remote now, ignoring the TTL"},

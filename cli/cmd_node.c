@@ -16,10 +16,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cg_fs.h"
-#include "cli.h"
-#include "server.h"
-#include "workspace.h"
+#include "cli/cli.h"
+#include "common/cg_fs.h"
+#include "conf/workspace.h"
+#include "node/server.h"
 
 static const cli_opt node_opts[] = {
     {"root", true, false, "workspace directory (default: .)"},
@@ -39,8 +39,9 @@ static const cli_opt node_opts[] = {
 /* --source: one repository's own wiki under a given source name, and the
  * corpora the repository registered. */
 struct one_source {
-	cg_node_source ns[64];
+	cg_source ns[64];
 	size_t n;
+	char *name;
 	char *repo;
 	char *wiki;
 	cg_workspace corpora;
@@ -61,15 +62,18 @@ single_source(const char *root, const char *name, struct one_source *o,
 		return cg_err_set(err, CG_ENOPROV,
 		                  "nothing provisioned: %s has no .guild/wiki",
 		                  o->repo);
-	o->ns[0] = (cg_node_source){name, o->repo, o->wiki, 0, NULL};
+	o->name = strdup(name);
+	if (o->name == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	o->ns[0] =
+	    (cg_source){.name = o->name, .repo = o->repo, .wiki = o->wiki};
 	o->n = 1;
 	if (cg_workspace_add_corpora(&o->corpora, o->repo, err) != 0)
 		return CG_ENOMEM;
 	for (size_t i = 0; i < o->corpora.nsources && o->n < 64; i++) {
 		const cg_source *s = &o->corpora.sources[i];
 
-		o->ns[o->n++] = (cg_node_source){s->name, s->repo, s->wiki,
-		                                 s->corpus_kind, s->registrar};
+		o->ns[o->n++] = *s; /* borrowed strings */
 	}
 	return 0;
 }
@@ -153,6 +157,7 @@ run(const cli_args *a, bool *verbose, cg_err *err)
 	}
 	cg_server_free(s);
 	free(def);
+	free(one.name);
 	free(one.repo);
 	free(one.wiki);
 	cg_workspace_fini(&one.corpora);

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_buf.h"
-#include "cli.h"
+#include "common/cg_buf.h"
+#include "cli/cli.h"
 
 #define CLI_WHERE_OPTS                                                         \
 	{"workspace", true, false, "workspace directory (default: .)"},        \

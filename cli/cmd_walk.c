@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "fed_walk.h"
+#include "cli/cli.h"
+#include "federation/fed_walk.h"
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
 

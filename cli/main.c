@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 static const struct {
 	const char *name;

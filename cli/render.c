@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 static void
 render_hit(size_t i, const json_t *h, bool explain)

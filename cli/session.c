@@ -13,10 +13,10 @@
 
 #include <curl/curl.h>
 
-#include "api.h"
-#include "cg_buf.h"
-#include "cli.h"
-#include "workspace.h"
+#include "gateway/api.h"
+#include "common/cg_buf.h"
+#include "cli/cli.h"
+#include "conf/workspace.h"
 
 int
 cli_session_open(cli_session *s, const cli_args *a, cg_err *err)

@@ -2,11 +2,11 @@
  * cg_args.c - strict JSON argument reading, shared by the API table, the
  * node tools and the config loader.
  */
-#include "cg_args.h"
+#include "common/cg_args.h"
 
 #include <string.h>
 
-#include "cg_buf.h"
+#include "common/cg_buf.h"
 
 int
 cg_args_check(const json_t *obj, const char *const *valid, const char *what,

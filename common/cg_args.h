@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "cg_err.h"
+#include "common/cg_err.h"
 
 /* CG_EINVAL when obj is not an object (NULL is accepted) or has a key
  * outside valid (NULL-terminated); what names the object in the message

@@ -2,14 +2,14 @@
  * cg_buf.c - the capped growable buffer.  Growth doubles; the cap is checked
  * before any allocation.
  */
-#include "cg_buf.h"
+#include "common/cg_buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_err.h"
+#include "common/cg_err.h"
 
 void
 cg_buf_init(cg_buf *b, size_t max)

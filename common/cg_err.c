@@ -3,7 +3,7 @@
  * error codes to names and CLI exit codes.  The HTTP mapping lives in the
  * gateway but reads cg_code_name() so that every surface agrees.
  */
-#include "cg_err.h"
+#include "common/cg_err.h"
 
 #include <stdio.h>
 #include <string.h>

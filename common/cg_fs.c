@@ -3,7 +3,7 @@
  * page or a config file can never pull in /etc/passwd or exhaust memory.
  */
 #define _GNU_SOURCE
-#include "cg_fs.h"
+#include "common/cg_fs.h"
 
 #include <sys/stat.h>
 #include <sys/types.h>

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cg_err.h"
+#include "common/cg_err.h"
 
 /*
  * Reads a regular file into a malloc'd NUL-terminated buffer.  The final

@@ -1,7 +1,7 @@
 /*
  * cg_time.c - the monotonic clock (see cg_time.h).
  */
-#include "cg_time.h"
+#include "common/cg_time.h"
 
 #include <time.h>
 

@@ -2,7 +2,7 @@
  * cg_utf8.c - the one UTF-8 decoder of the project (strict: rejects
  * overlongs, surrogates and code points above U+10FFFF).
  */
-#include "cg_utf8.h"
+#include "common/cg_utf8.h"
 
 #include <stdlib.h>
 

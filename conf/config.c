@@ -4,7 +4,7 @@
  * are resolved against the config file's folder.
  */
 #define _GNU_SOURCE
-#include "config.h"
+#include "conf/config.h"
 
 #include <libgen.h>
 #include <limits.h>
@@ -14,9 +14,9 @@
 
 #include <jansson.h>
 
-#include "cg_args.h"
-#include "cg_fs.h"
-#include "frontmatter.h"
+#include "common/cg_args.h"
+#include "common/cg_fs.h"
+#include "common/cg_yaml.h"
 
 /* Unknown keys are errors, naming the file and the valid keys. */
 static int
@@ -363,7 +363,8 @@ cg_config_load(cg_config *c, const char *path, cg_err *err)
 		return rc == CG_ENOTFOUND ? CG_EINVAL : rc;
 	}
 	cg_err_clear(&yerr);
-	if (cg_fm_parse(text, len, &root, &yerr) != CG_FM_OK) {
+	if (cg_yaml_load(text, len, CG_CONFIG_MAX_BYTES, CG_CONFIG_MAX_NODES,
+	                 &root, &yerr) != 0) {
 		rc = cg_err_set(err, CG_EINVAL, "%s: not valid YAML: %s", path,
 		                yerr.msg[0] ? yerr.msg : "unreadable");
 	} else {

@@ -19,7 +19,7 @@
  *       allow: ["cg://acme/billing/?*"]
  *       deny: ["cg://acme/billing/?*secret-?*"]
  *
- * Read with the bounded YAML reader of node/frontmatter.h (no aliases,
+ * Read with the bounded YAML reader of common/cg_yaml.h (no aliases,
  * depth and size capped).  Strict: an unknown key, a missing required key
  * or a value of the wrong type is CG_EINVAL naming the key and the file.
  */
@@ -31,9 +31,10 @@
 
 #include <jansson.h>
 
-#include "cg_err.h"
+#include "common/cg_err.h"
 
 #define CG_CONFIG_MAX_BYTES (256 * 1024)
+#define CG_CONFIG_MAX_NODES 20000
 
 typedef struct cg_conf_workspace {
 	char *name; /* workspace name, default basename(path) */

@@ -2,7 +2,7 @@
  * conflict.c - groups pages by claim key and picks each group's winner by
  * the SPEC 4.2 rule.  Pure: no I/O, works on JSON the nodes returned.
  */
-#include "conflict.h"
+#include "federation/conflict.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -5,20 +5,21 @@
  * conflicting page, or let one source's size crowd another out (every
  * source returns its own top hits; the merge ranks them on global scores).
  */
-#include "fed.h"
+#include "federation/fed.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "acl.h"
-#include "cg_buf.h"
-#include "cg_time.h"
-#include "conflict.h"
-#include "fed_corpus.h"
-#include "node.h"
-#include "query.h"
+#include "common/cg_buf.h"
+#include "common/cg_time.h"
+#include "federation/conflict.h"
+#include "federation/fed_corpus.h"
+#include "page/query.h"
+#include "proto/acl.h"
+#include "proto/stats.h"
+#include "proto/wire.h"
 
 #define FED_DEFAULT_LIMIT 20
 #define FED_MAX_LIMIT     500
@@ -257,10 +258,9 @@ round_run(cg_fed *f, struct round *r, const char *op, const json_t *args,
 			json_object_set_new(
 			    a, "acl",
 			    cg_acl_json(f->acl, f->nodes[i].workspace));
-		r->reqs[i] = json_pack(
-		    "{s:i, s:I, s:s, s:i, s:o}", "v", CG_PROTO_VERSION, "id",
-		    (json_int_t)(atomic_fetch_add(&f->next_id, 1) + 1), "op",
-		    op, "deadline_ms", op_deadline(f, op), "args", a);
+		r->reqs[i] = cg_wire_request(
+		    (int64_t)atomic_fetch_add(&f->next_id, 1) + 1, op,
+		    op_deadline(f, op), a);
 	}
 	r->ms = cg_mono_ms_f();
 	f->broadcast(f->ctx, r->reqs, r->replies, r->errs, r->n,

@@ -21,8 +21,8 @@
 
 #include <jansson.h>
 
-#include "cg_err.h"
-#include "search.h"
+#include "common/cg_err.h"
+#include "proto/filters.h"
 
 /*
  * Transport: sends reqs[i] to node i (skipping i when reqs[i] is NULL) and

@@ -3,7 +3,7 @@
  * (see fed_corpus.h).  Built on cg_fed_call: the nodes answer `concept`
  * and `corpus_graph` under the caller's scope and access rule.
  */
-#include "fed_corpus.h"
+#include "federation/fed_corpus.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -22,7 +22,7 @@
 
 #include <jansson.h>
 
-#include "fed.h"
+#include "federation/fed.h"
 
 /* Before the merge: fetches the graph (*graph, new reference, or NULL
  * when there is none), boosts and adds routed entries to hits. */

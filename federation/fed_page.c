@@ -9,15 +9,15 @@
  * from node replies), or report a page without its source and path.
  */
 #define _GNU_SOURCE
-#include "fed_page.h"
+#include "federation/fed_page.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_buf.h"
-#include "uri.h"
+#include "common/cg_buf.h"
+#include "federation/uri.h"
 
 #define FOLLOWUPS_MAX 50
 #define PEEK_MAX      100

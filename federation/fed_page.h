@@ -33,8 +33,8 @@
 
 #include <jansson.h>
 
-#include "cg_err.h"
-#include "fed.h"
+#include "common/cg_err.h"
+#include "federation/fed.h"
 
 /* Parses "A:B", "A:", ":B" or "A" (1-based, inclusive) into *a, *b
  * (*b = 0: to the end).  CG_EINVAL with the accepted forms. */

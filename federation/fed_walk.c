@@ -5,17 +5,17 @@
  * not open an index or a page file, must not drop or repeat an item when
  * paging, and must keep every item tagged with its uri and source.
  */
-#include "fed_walk.h"
+#include "federation/fed_walk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_buf.h"
-#include "cg_utf8.h"
-#include "grep.h"
-#include "tools_walk.h" /* the node's limits */
-#include "uri.h"
+#include "common/cg_buf.h"
+#include "common/cg_utf8.h"
+#include "federation/uri.h"
+#include "page/grep.h"
+#include "proto/limits.h"
 
 /* --- small helpers ------------------------------------------------------- */
 

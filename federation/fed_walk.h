@@ -41,9 +41,9 @@
 
 #include <jansson.h>
 
-#include "cg_err.h"
-#include "fed.h"
-#include "search.h"
+#include "common/cg_err.h"
+#include "federation/fed.h"
+#include "proto/filters.h"
 
 #define CG_MAP_DEFAULT_BUDGET 4000
 #define CG_MAP_MIN_BUDGET     100

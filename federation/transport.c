@@ -9,7 +9,7 @@
  * deadline and reported as a timeout, like a connected node that is
  * silent.
  */
-#include "transport.h"
+#include "federation/transport.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -22,8 +22,8 @@
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/req.h>
 
-#include "cg_time.h"
-#include "node.h"
+#include "common/cg_time.h"
+#include "proto/wire.h"
 
 /* Without nng statistics: how long a request waits for a node that has
  * no connection yet before it is reported refused. */
@@ -82,7 +82,7 @@ peer_open(struct peer *p, const char *url, cg_err *err)
 	rv = nng_dialer_create(&p->dialer, p->sock, url);
 	if (rv == 0)
 		rv = nng_dialer_set_size(p->dialer, NNG_OPT_RECVMAXSZ,
-		                         CG_TRANSPORT_MAX_REPLY);
+		                         CG_WIRE_MAX_REPLY);
 	if (rv == 0)
 		rv = nng_dialer_start(p->dialer, NNG_FLAG_NONBLOCK);
 	if (rv != 0)
@@ -293,22 +293,6 @@ watch_connects(cg_transport *t, struct call *calls, size_t n, int64_t start,
 	}
 }
 
-/* Decodes a reply and checks it answers request id. */
-static json_t *
-decode_reply(nng_msg *msg, json_int_t id, cg_err *e)
-{
-	json_t *rep = json_loadb(nng_msg_body(msg), nng_msg_len(msg), 0, NULL);
-
-	if (!json_is_object(rep) ||
-	    json_integer_value(json_object_get(rep, "id")) != id ||
-	    !json_is_boolean(json_object_get(rep, "ok"))) {
-		json_decref(rep);
-		cg_err_set(e, CG_EPROTO, "bad reply");
-		return NULL;
-	}
-	return rep;
-}
-
 void
 cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
                        cg_err *errs, size_t n, int deadline_ms)
@@ -364,8 +348,9 @@ cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
 			        t->peers[i].url);
 			continue;
 		}
-		replies[i] =
-		    decode_reply(nng_aio_get_msg(c->aio), c->id, &errs[i]);
+		replies[i] = cg_wire_decode_reply(
+		    nng_msg_body(nng_aio_get_msg(c->aio)),
+		    nng_msg_len(nng_aio_get_msg(c->aio)), c->id, &errs[i]);
 		nng_msg_free(nng_aio_get_msg(c->aio));
 	}
 	for (size_t i = 0; i < n; i++) {

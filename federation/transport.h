@@ -18,10 +18,7 @@
 
 #include <jansson.h>
 
-#include "cg_err.h"
-
-/* Largest reply accepted from a node. */
-#define CG_TRANSPORT_MAX_REPLY (64u << 20)
+#include "common/cg_err.h"
 
 typedef struct cg_transport cg_transport;
 

@@ -2,14 +2,14 @@
  * uri.c - parse and build page uris.  Strict: a bad escape or an empty
  * part is an error, never guessed at.
  */
-#include "uri.h"
+#include "federation/uri.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_buf.h"
-#include "cg_utf8.h"
+#include "common/cg_buf.h"
+#include "common/cg_utf8.h"
 
 static char *
 decode(const char *s, size_t n)

@@ -7,7 +7,7 @@
 #ifndef CG_URI_H
 #define CG_URI_H
 
-#include "cg_err.h"
+#include "common/cg_err.h"
 
 typedef struct cg_uri {
 	char *workspace; /* malloc'd */

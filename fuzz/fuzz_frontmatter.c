@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "frontmatter.h"
+#include "page/frontmatter.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,7 +19,7 @@
 
 #include <git2.h>
 
-#include "git.h"
+#include "cache/git.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_utf8.h"
-#include "grep.h"
+#include "common/cg_utf8.h"
+#include "page/grep.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cg_fs.h"
-#include "tools_page.h"
+#include "common/cg_fs.h"
+#include "node/tools_page.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

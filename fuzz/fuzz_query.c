@@ -17,8 +17,9 @@
 
 #include <sqlite3.h>
 
-#include "query.h"
-#include "token.h"
+#include "index/fts_tokenizer.h"
+#include "page/query.h"
+#include "page/token.h"
 
 static sqlite3 *fuzz_db;
 
@@ -28,7 +29,7 @@ open_db(void)
 	if (fuzz_db != NULL)
 		return;
 	if (sqlite3_open(":memory:", &fuzz_db) != SQLITE_OK ||
-	    cg_token_register(fuzz_db) != 0 ||
+	    cg_fts_tokenizer_register(fuzz_db) != 0 ||
 	    sqlite3_exec(
 	        fuzz_db,
 	        "CREATE VIRTUAL TABLE s USING fts5(title, headings, "

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_fs.h"
-#include "node.h"
-#include "wire.h"
+#include "common/cg_fs.h"
+#include "node/node.h"
+#include "proto/wire.h"
 
 static cg_node *fuzz_node;
 static char fuzz_dir[256];
@@ -74,7 +74,7 @@ open_node(void)
 	char wiki[400];
 	char sub_repo[400];
 	char sub_wiki[500];
-	cg_node_source src[2];
+	cg_source src[2];
 	cg_node_opts o;
 	json_t *req;
 	json_t *reply;
@@ -90,8 +90,8 @@ open_node(void)
 	(void)snprintf(wiki, sizeof(wiki), "%s/.guild/wiki", ws);
 	(void)snprintf(sub_repo, sizeof(sub_repo), "%s/sub", ws);
 	(void)snprintf(sub_wiki, sizeof(sub_wiki), "%s/.guild/wiki", sub_repo);
-	src[0] = (cg_node_source){"root", ws, wiki, 0, NULL};
-	src[1] = (cg_node_source){"sub", sub_repo, sub_wiki, 0, NULL};
+	src[0] = (cg_source){.name = "root", .repo = ws, .wiki = wiki};
+	src[1] = (cg_source){.name = "sub", .repo = sub_repo, .wiki = sub_wiki};
 	o = (cg_node_opts){"fuzz", cache, src, 2};
 	if (cg_mkdir_p(cache, NULL) != 0 || cg_node_new(&fuzz_node, &o, NULL))
 		abort();
@@ -145,7 +145,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		if (req != NULL || err.code == 0 || err.msg[0] == '\0')
 			abort();
-		reply = cg_wire_error_reply(fuzz_node, data, size, &err);
+		reply = cg_wire_reply_refused(cg_node_name(fuzz_node), data,
+		                              size, &err);
 	}
 	check_reply(reply);
 	json_decref(reply);

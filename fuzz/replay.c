@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_fs.h"
+#include "common/cg_fs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

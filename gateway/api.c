@@ -4,16 +4,17 @@
  * must reject what it does not understand (unknown arguments, wrong types)
  * with a message naming the valid ones, never ignore it silently.
  */
-#include "api.h"
+#include "gateway/api.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "acl.h"
-#include "cg_args.h"
-#include "fed_page.h"
-#include "fed_walk.h"
+#include "common/cg_args.h"
+#include "federation/fed_page.h"
+#include "federation/fed_walk.h"
+#include "gateway/access.h"
+#include "proto/acl.h"
 
 /* --- search --------------------------------------------------------------- */
 
@@ -384,7 +385,7 @@ cg_api_call_as(cg_fed *fed, const cg_acl *acl, const char *name,
 	if (rc == 0)
 		rc = cg_api_call(view, name, args, out, err);
 	if (rc == 0)
-		(void)cg_acl_filter_answer(acl, *out);
+		(void)cg_access_filter_answer(acl, *out);
 	if (rc == CG_EDENIED)
 		rc = CG_ENOTFOUND; /* hidden and missing look the same */
 	cg_fed_free(view);

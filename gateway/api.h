@@ -12,8 +12,8 @@
 
 #include <jansson.h>
 
-#include "cg_err.h"
-#include "fed.h"
+#include "common/cg_err.h"
+#include "federation/fed.h"
 
 typedef int (*cg_api_fn)(cg_fed *fed, const json_t *args, json_t **out,
                          cg_err *err);

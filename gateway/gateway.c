@@ -5,7 +5,7 @@
  * order; it must not leave a child process behind.
  */
 #define _GNU_SOURCE
-#include "gateway.h"
+#include "gateway/gateway.h"
 
 #include <sys/wait.h>
 
@@ -20,13 +20,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cg_buf.h"
-#include "cg_fs.h"
-#include "cg_time.h"
-#include "node.h"
-#include "server.h"
-#include "transport.h"
-#include "workspace.h"
+#include "common/cg_buf.h"
+#include "common/cg_fs.h"
+#include "common/cg_time.h"
+#include "conf/workspace.h"
+#include "federation/transport.h"
+#include "node/node.h"
+#include "node/server.h"
 
 #define SPAWN_TIMEOUT_MS 15000
 
@@ -107,7 +107,7 @@ start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
 	const cg_source *s = gr->v[0];
 	char url[256];
 	char name[256];
-	cg_node_source ns[64];
+	cg_source ns[64];
 	const char *names[64];
 	cg_server_opts o;
 	cg_server *srv = NULL;
@@ -117,8 +117,7 @@ start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
 	for (size_t i = 0; i < gr->n; i++) {
 		const cg_source *x = gr->v[i];
 
-		ns[i] = (cg_node_source){x->name, x->repo, x->wiki,
-		                         x->corpus_kind, x->registrar};
+		ns[i] = *x; /* borrowed strings */
 		names[i] = x->name;
 	}
 	(void)snprintf(url, sizeof(url), "inproc://cg-%p-%s-%s", (void *)g, ws,
@@ -246,10 +245,11 @@ group_of(const cg_workspace *ws, size_t i, bool *taken, struct group *gr)
 	for (size_t j = 0; j < ws->nsources && gr->n < 64; j++) {
 		const cg_source *c = &ws->sources[j];
 
-		if (taken[j] || c->corpus_kind == 0 || c->registrar == NULL)
+		if (taken[j] || c->kind == CG_SRC_WIKI || c->registrar == NULL)
 			continue;
 		if (strcmp(c->registrar,
-		           s->corpus_kind ? s->registrar : s->repo) == 0) {
+		           s->kind != CG_SRC_WIKI ? s->registrar : s->repo) ==
+		    0) {
 			gr->v[gr->n++] = c;
 			taken[j] = true;
 		}
@@ -276,7 +276,7 @@ open_workspace(cg_gateway *g, const cg_conf_workspace *w, const char *cache,
 		group_of(&ws, i, taken, &gr);
 		/* A child serves a repository's wiki and its corpora;
 		 * corpora without a wiki stay in-process. */
-		rc = w->spawn && gr.v[0]->corpus_kind == 0
+		rc = w->spawn && gr.v[0]->kind == CG_SRC_WIKI
 		         ? start_child(g, exe, w->name, &gr, cache, err)
 		         : start_inproc(g, w->name, &gr, cache, err);
 	}

@@ -14,9 +14,9 @@
 
 #include <stdbool.h>
 
-#include "cg_err.h"
-#include "config.h"
-#include "fed.h"
+#include "common/cg_err.h"
+#include "conf/config.h"
+#include "federation/fed.h"
 
 typedef struct cg_gateway cg_gateway;
 

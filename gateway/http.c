@@ -14,7 +14,7 @@
  * know what a tool does: that is api.c and mcp.c.
  */
 #define _GNU_SOURCE
-#include "http.h"
+#include "gateway/http.h"
 
 #include <sys/socket.h>
 
@@ -32,12 +32,12 @@
 
 #include <microhttpd.h>
 
-#include "acl.h"
-#include "api.h"
-#include "cg_buf.h"
-#include "cg_time.h"
-#include "mcp.h"
-#include "metrics.h"
+#include "common/cg_buf.h"
+#include "common/cg_time.h"
+#include "gateway/api.h"
+#include "gateway/mcp.h"
+#include "gateway/metrics.h"
+#include "proto/acl.h"
 
 #define WATCHDOG_TICK_MS 100
 

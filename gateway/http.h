@@ -29,8 +29,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cg_err.h"
-#include "fed.h"
+#include "common/cg_err.h"
+#include "federation/fed.h"
 
 #define CG_HTTP_MAX_BODY     (1u << 20)
 #define CG_HTTP_CONN_LIMIT   256

@@ -7,14 +7,14 @@
  * params._meta) is answered like any other.  This file must not know what
  * a tool does (api.c) or touch HTTP (http.c).
  */
-#include "mcp.h"
+#include "gateway/mcp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "acl.h"
-#include "api.h"
+#include "gateway/api.h"
+#include "proto/acl.h"
 
 #define META_VERSION "io.modelcontextprotocol/protocolVersion"
 #define STATELESS    "2026-07-28"

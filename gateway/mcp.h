@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "cg_buf.h"
-#include "fed.h"
+#include "common/cg_buf.h"
+#include "federation/fed.h"
 
 #define CG_MCP_LATEST "2025-11-25"
 

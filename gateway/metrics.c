@@ -3,7 +3,7 @@
  * contention is not a concern at this scale).  Label values are stored as
  * JSON object keys so they are escaped once, when rendered.
  */
-#include "metrics.h"
+#include "gateway/metrics.h"
 
 #include <pthread.h>
 #include <stdlib.h>

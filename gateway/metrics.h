@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "cg_buf.h"
+#include "common/cg_buf.h"
 
 typedef struct cg_metrics cg_metrics;
 

@@ -5,21 +5,22 @@
  * wrong versions and malformed arguments get an error reply, and an index
  * found corrupt is rebuilt once before the operation is retried.
  */
-#include "node.h"
+#include "node/node.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "acl.h"
-#include "cg_time.h"
-#include "index.h"
-#include "query.h"
-#include "search.h"
-#include "tools_corpus.h"
-#include "tools_page.h"
-#include "tools_walk.h"
+#include "common/cg_time.h"
+#include "index/index.h"
+#include "index/search.h"
+#include "node/tools_corpus.h"
+#include "node/tools_page.h"
+#include "node/tools_walk.h"
+#include "page/query.h"
+#include "proto/acl.h"
+#include "proto/wire.h"
 
 struct src {
 	char *name;
@@ -50,10 +51,7 @@ cg_node_new(cg_node **out, const cg_node_opts *o, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	}
 	for (size_t i = 0; i < o->nsources && rc == 0; i++) {
-		cg_index_opts io = {
-		    o->cache_dir,       o->sources[i].name,
-		    o->sources[i].repo, o->sources[i].wiki,
-		    o->sources[i].kind, o->sources[i].registrar};
+		cg_index_opts io = {o->cache_dir, &o->sources[i]};
 
 		n->src[i].name = strdup(o->sources[i].name);
 		if (n->src[i].name == NULL)
@@ -497,19 +495,9 @@ run_op(cg_node *n, int (*fn)(cg_node *, const json_t *, json_t *, cg_err *),
 }
 
 static json_t *
-reply_error(const cg_node *n, json_t *id, int code, const char *msg)
+reply_error(const cg_node *n, const json_t *id, int code, const char *msg)
 {
-	return json_pack("{s:i, s:O, s:s, s:b, s:{s:s, s:s}}", "v",
-	                 CG_PROTO_VERSION, "id", id ? id : json_null(), "node",
-	                 n->name, "ok", 0, "error", "code", cg_code_name(code),
-	                 "message", msg);
-}
-
-json_t *
-cg_node_error_reply(const cg_node *n, const json_t *id, int code,
-                    const char *msg)
-{
-	return reply_error(n, (json_t *)id, code, msg);
+	return cg_wire_reply_error(n->name, id, code, msg);
 }
 
 json_t *
@@ -559,10 +547,8 @@ cg_node_handle(cg_node *n, const json_t *req)
 			gen = generations(n);
 		}
 		/* ms: this node's own handling time, for the evidence. */
-		return json_pack("{s:i, s:O, s:s, s:b, s:o, s:o, s:f}", "v",
-		                 CG_PROTO_VERSION, "id", id ? id : json_null(),
-		                 "node", n->name, "ok", 1, "generation", gen,
-		                 "result", res, "ms", cg_mono_ms_f() - t0);
+		return cg_wire_reply_ok(n->name, id, gen, res,
+		                        cg_mono_ms_f() - t0);
 	}
 	return reply_error(n, id, CG_EINVAL,
 	                   "unknown operation (valid: sync, stats, search, "

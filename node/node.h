@@ -24,25 +24,16 @@
 
 #include <jansson.h>
 
-#include "cg_err.h"
-#include "index.h"
-
-#define CG_PROTO_VERSION 1
+#include "common/cg_err.h"
+#include "conf/source.h"
+#include "index/index.h"
 
 typedef struct cg_node cg_node;
 
-typedef struct cg_node_source {
-	const char *name;      /* source name */
-	const char *repo;      /* absolute repository root */
-	const char *wiki;      /* absolute wiki folder (a corpus: its folder) */
-	int kind;              /* enum cg_source_kind: 0 wiki, else a corpus */
-	const char *registrar; /* corpus: the registering repository */
-} cg_node_source;
-
 typedef struct cg_node_opts {
-	const char *name;      /* node name, reported in every reply */
-	const char *cache_dir; /* index cache root */
-	const cg_node_source *sources;
+	const char *name;         /* node name, reported in every reply */
+	const char *cache_dir;    /* index cache root */
+	const cg_source *sources; /* borrowed; each index keeps a copy */
 	size_t nsources;
 } cg_node_opts;
 
@@ -52,12 +43,6 @@ void cg_node_free(cg_node *n);
 /* Handles one request; returns a new reply object, never NULL except on
  * allocation failure. */
 json_t *cg_node_handle(cg_node *n, const json_t *req);
-
-/* An error reply in the format above, for a request that never reached
- * cg_node_handle() (e.g. bytes the wire codec refused).  id (borrowed, may
- * be NULL) is echoed; code is a negative cg_code.  New reference. */
-json_t *cg_node_error_reply(const cg_node *n, const json_t *id, int code,
-                            const char *msg);
 
 const char *cg_node_name(const cg_node *n);
 

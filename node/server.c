@@ -10,7 +10,7 @@
  * queue and the stop flag, both under the mutex.
  */
 #define _GNU_SOURCE
-#include "server.h"
+#include "node/server.h"
 
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -32,13 +32,13 @@
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/rep.h>
 
-#include "cg_buf.h"
-#include "cg_fs.h"
-#include "cg_time.h"
-#include "corpus_scan.h"
-#include "node.h"
-#include "wire.h"
-#include "workspace.h"
+#include "common/cg_buf.h"
+#include "common/cg_fs.h"
+#include "common/cg_time.h"
+#include "conf/workspace.h"
+#include "node/node.h"
+#include "page/corpus_scan.h"
+#include "proto/wire.h"
 
 /* Longest a burst of changes may postpone a sync. */
 #define DEBOUNCE_MAX_MS 1000
@@ -59,7 +59,6 @@ struct job {
 
 struct cg_server {
 	cg_workspace ws;      /* the sources: one per wiki */
-	cg_node_source *src;  /* views into ws.sources */
 	char *name;           /* node name, in every reply */
 	char *cache;          /* index cache root */
 	char *url;            /* the address listened on */
@@ -147,21 +146,15 @@ copy_names(cg_server *s, const cg_server_opts *o, cg_err *err)
 {
 	s->name = strdup(o->name != NULL && *o->name ? o->name : s->ws.name);
 	s->cache = strdup(o->cache_dir);
-	s->src = calloc(s->ws.nsources, sizeof(*s->src));
-	if (s->name == NULL || s->cache == NULL || s->src == NULL)
+	if (s->name == NULL || s->cache == NULL)
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
-	for (size_t i = 0; i < s->ws.nsources; i++)
-		s->src[i] = (cg_node_source){
-		    s->ws.sources[i].name, s->ws.sources[i].repo,
-		    s->ws.sources[i].wiki, s->ws.sources[i].corpus_kind,
-		    s->ws.sources[i].registrar};
 	return 0;
 }
 
 static int
 open_nodes(cg_server *s, cg_err *err)
 {
-	cg_node_opts o = {s->name, s->cache, s->src, s->ws.nsources};
+	cg_node_opts o = {s->name, s->cache, s->ws.sources, s->ws.nsources};
 	int rc = cg_node_new(&s->reader, &o, err);
 
 	if (rc == 0)
@@ -329,15 +322,7 @@ take_sources(cg_server *s, const cg_server_opts *o, cg_err *err)
 	for (size_t i = 0; i < o->nsources; i++) {
 		cg_source *d = &ws->sources[ws->nsources++];
 
-		d->name = strdup(o->sources[i].name);
-		d->repo = strdup(o->sources[i].repo);
-		d->wiki = strdup(o->sources[i].wiki);
-		d->corpus_kind = o->sources[i].kind;
-		if (o->sources[i].registrar != NULL &&
-		    (d->registrar = strdup(o->sources[i].registrar)) == NULL)
-			return cg_err_set(err, CG_ENOMEM,
-			                  "node: out of memory");
-		if (!d->name || !d->repo || !d->wiki)
+		if (cg_source_copy(d, &o->sources[i]) != 0)
 			return cg_err_set(err, CG_ENOMEM,
 			                  "node: out of memory");
 	}
@@ -456,7 +441,8 @@ send_reply(cg_server *s, const cg_node *n, nng_ctx ctx, nng_aio *aio,
 
 	cg_err_clear(&err);
 	if (reply != NULL && cg_wire_encode(reply, &buf, &len, &err) != 0) {
-		json_t *e = cg_node_error_reply(n, json_object_get(reply, "id"),
+		json_t *e = cg_wire_reply_error(cg_node_name(n),
+		                                json_object_get(reply, "id"),
 		                                err.code, err.msg);
 
 		slog(s, "warn", "reply replaced by an error reason=\"%s\"",
@@ -558,14 +544,16 @@ serve_one(cg_server *s, nng_ctx ctx, nng_aio *aio, nng_msg *msg)
 		slog(s, "warn",
 		     "request refused code=%s bytes=%zu reason=\"%s\"",
 		     cg_code_name(err.code), len, err.msg);
-		reply = cg_wire_error_reply(s->reader, body, len, &err);
+		reply = cg_wire_reply_refused(cg_node_name(s->reader), body,
+		                              len, &err);
 	} else if (is_sync(req)) {
 		if (enqueue_sync(s, ctx, req)) {
 			nng_msg_free(msg);
 			return true;
 		}
-		reply = cg_node_error_reply(
-		    s->reader, json_object_get(req, "id"), CG_EUNAVAIL,
+		reply = cg_wire_reply_error(
+		    cg_node_name(s->reader), json_object_get(req, "id"),
+		    CG_EUNAVAIL,
 		    "node busy: too many sync requests waiting, or shutting "
 		    "down");
 		json_decref(req);
@@ -696,7 +684,7 @@ watch_all(cg_server *s, struct watcher *w)
 		char *parent;
 
 		watch_tree(s, w, src->wiki, 0);
-		if (src->corpus_kind != CG_SRC_CORPUS_REMOTE)
+		if (src->kind != CG_SRC_CORPUS_REMOTE)
 			continue;
 		/* A fetch publishes by swapping the folder: the old one's
 		 * watches die with it, its parent sees the swap; before the
@@ -851,9 +839,10 @@ answer_jobs(cg_server *s, nng_aio *aio, bool final)
 		json_t *reply;
 
 		if (final) {
-			reply = cg_node_error_reply(
-			    s->writer, json_object_get(jobs[i].req, "id"),
-			    CG_EUNAVAIL, "node shutting down");
+			reply = cg_wire_reply_error(
+			    cg_node_name(s->writer),
+			    json_object_get(jobs[i].req, "id"), CG_EUNAVAIL,
+			    "node shutting down");
 		} else {
 			reply = cg_node_handle(s->writer, jobs[i].req);
 			if (reply != NULL)
@@ -1025,7 +1014,6 @@ cg_server_free(cg_server *s)
 			close(s->wake[i]);
 	pthread_mutex_destroy(&s->mu);
 	cg_workspace_fini(&s->ws);
-	free(s->src);
 	free(s->name);
 	free(s->cache);
 	free(s->url);

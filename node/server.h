@@ -32,8 +32,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cg_err.h"
-#include "node.h"
+#include "common/cg_err.h"
+#include "node/node.h"
 
 #define CG_SERVER_RECV_MAX        (2u << 20) /* 2 MiB */
 #define CG_SERVER_SEND_TIMEOUT_MS 5000
@@ -52,7 +52,7 @@ typedef struct cg_server_opts {
 	/* What to serve: the workspace at root (cg_workspace_load()), or,
 	 * when sources is not NULL, these sources (copied). */
 	const char *root;
-	const cg_node_source *sources;
+	const cg_source *sources;
 	size_t nsources;
 	const char *cache_dir; /* index cache root (created when missing) */
 	const char *listen;    /* nng URL; NULL: ipc://<cache>/<name>.ipc */

@@ -1,8 +1,8 @@
 /*
- * tools_corpus.h - the node side of what only corpus sources have: their
- * hits' corpus facts and freshness note (SPEC 4.4), the entries of a
- * concept (for bridges and aliases, SPEC 4.3), and the registry-graph of
- * the repositories that registered them.
+ * tools_corpus.h - the node side of what only corpus sources have: the
+ * entries of a concept (for bridges and aliases, SPEC 4.3), and the
+ * registry-graph of the repositories that registered them.  Their hits'
+ * facts and freshness are index/corpus_hits.h.
  *
  * Must not: fetch, parse the wire format.
  */
@@ -11,25 +11,9 @@
 
 #include <jansson.h>
 
-#include "cg_err.h"
-#include "index.h"
-#include "node.h"
-
-/*
- * Decorates a hit of a corpus source (no-op for a wiki): moves the entry's
- * facts out of `extra` into `corpus` {entry, source, doc, summary,
- * concepts, category, stale_since, document_missing?}, sets `stale` from
- * the entry's flag, and for a remote corpus whose cache is behind its
- * remote or whose last refresh failed, `freshness` {note, cached_commit,
- * remote_commit, last_error} and `stale_cache: true`.  fresh is the
- * source's cg_corpus_freshness(), read once per search by the caller (two
- * file reads), or NULL.
- */
-void cg_corpus_decorate(cg_index *idx, json_t *hit, const json_t *fresh);
-
-/* The freshness of a remote corpus source as {cached_commit, cached_at,
- * remote_commit, checked_at, last_error, note}, or NULL for others. */
-json_t *cg_corpus_freshness(cg_index *idx);
+#include "common/cg_err.h"
+#include "index/index.h"
+#include "node/node.h"
 
 /*
  * op "concept": args {targets: [{corpus, concept}], limit (1-20, 3)} ->

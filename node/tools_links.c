@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acl.h"
-#include "cg_buf.h"
-#include "cg_utf8.h"
-#include "tools_page.h"
+#include "common/cg_buf.h"
+#include "common/cg_utf8.h"
+#include "node/tools_page.h"
+#include "proto/acl.h"
 
 /* Matches returned per name by the resolve operation. */
 #define RESOLVE_MAX 50

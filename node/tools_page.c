@@ -8,7 +8,7 @@
  * and all come from cg_page_open().
  */
 #define _GNU_SOURCE
-#include "tools_page.h"
+#include "node/tools_page.h"
 
 #include <sys/stat.h>
 
@@ -20,10 +20,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "acl.h"
-#include "cg_buf.h"
-#include "cg_utf8.h"
-#include "frontmatter.h"
+#include "common/cg_buf.h"
+#include "common/cg_utf8.h"
+#include "page/frontmatter.h"
+#include "proto/acl.h"
 
 /* Bytes of a file's head kept for its frontmatter during a range read. */
 #define HEAD_MAX ((size_t)CG_FM_MAX_BYTES + 8192)

@@ -55,9 +55,9 @@
 
 #include <jansson.h>
 
-#include "cg_err.h"
-#include "index.h"
-#include "node.h"
+#include "common/cg_err.h"
+#include "index/index.h"
+#include "node/node.h"
 
 /* Longest page path accepted, in bytes. */
 #define CG_PAGE_PATH_MAX 4096

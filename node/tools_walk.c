@@ -9,7 +9,7 @@
  * memory, build uris (the federation does), or fail a whole status
  * because one source is broken.
  */
-#include "tools_walk.h"
+#include "node/tools_walk.h"
 
 #include <sys/stat.h>
 
@@ -21,16 +21,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "acl.h"
-#include "cg_args.h"
-#include "cg_buf.h"
-#include "cg_utf8.h"
-#include "corpus_scan.h"
-#include "grep.h"
-#include "index.h"
-#include "scan.h"
-#include "search.h"
-#include "tools_corpus.h"
+#include "common/cg_args.h"
+#include "common/cg_buf.h"
+#include "common/cg_utf8.h"
+#include "index/corpus_hits.h"
+#include "index/index.h"
+#include "index/search.h"
+#include "node/tools_corpus.h"
+#include "page/corpus_scan.h"
+#include "page/grep.h"
+#include "page/scan.h"
+#include "proto/acl.h"
 
 #define MAP_DEFAULT_PER_CATEGORY 200
 #define MAP_MAX_PER_CATEGORY     5000
@@ -969,7 +970,7 @@ corpus_status(cg_index *idx, json_t *o)
 	if (k <= 0 || k > 2)
 		return;
 	json_object_set_new(o, "corpus", json_string(kinds[k]));
-	f = cg_corpus_freshness(idx);
+	f = cg_corpus_hits_freshness(idx);
 	if (f != NULL)
 		json_object_set_new(o, "freshness", f);
 }

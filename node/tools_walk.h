@@ -38,14 +38,9 @@
 
 #include <jansson.h>
 
-#include "cg_err.h"
-#include "node.h"
-
-#define CG_LIST_DEFAULT_LIMIT 50
-#define CG_LIST_MAX_LIMIT     500
-#define CG_LIST_MAX_OFFSET    100000
-#define CG_GREP_DEFAULT_MAX   200
-#define CG_GREP_MAX_MAX       10000
+#include "common/cg_err.h"
+#include "node/node.h"
+#include "proto/limits.h"
 
 int cg_walk_list(cg_node *n, const json_t *args, json_t *res, cg_err *err);
 int cg_walk_map(cg_node *n, const json_t *args, json_t *res, cg_err *err);

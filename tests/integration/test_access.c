@@ -15,7 +15,7 @@
 
 #include <curl/curl.h>
 
-#include "cg_buf.h"
+#include "common/cg_buf.h"
 #include "cgproc.h"
 #include "cgtest.h"
 

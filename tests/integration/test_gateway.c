@@ -27,8 +27,8 @@
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/rep.h>
 
-#include "cg_buf.h"
-#include "cg_fs.h"
+#include "common/cg_buf.h"
+#include "common/cg_fs.h"
 #include "cgproc.h"
 #include "cgtest.h"
 

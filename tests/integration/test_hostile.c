@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cg_buf.h"
+#include "common/cg_buf.h"
 #include "cgtest.h"
 
 static char *ws;

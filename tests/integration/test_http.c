@@ -32,7 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cg_buf.h"
+#include "common/cg_buf.h"
 #include "cgproc.h"
 #include "cgtest.h"
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cg_fs.h"
+#include "common/cg_fs.h"
 #include "cgproc.h"
 #include "cgtest.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_buf.h"
+#include "common/cg_buf.h"
 #include "cgtest.h"
 
 #define NPAGES   320

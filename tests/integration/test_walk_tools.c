@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cg_buf.h"
-#include "cg_fs.h"
+#include "common/cg_buf.h"
+#include "common/cg_fs.h"
 #include "cgtest.h"
 
 static char *ws;      /* the workspace */

@@ -27,7 +27,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
-#include "cg_fs.h"
+#include "common/cg_fs.h"
 
 #define SHAS_FILE_MAX  (1024 * 1024)
 #define RATE_RESET_IN  3600 /* seconds from now in a 403/429 */

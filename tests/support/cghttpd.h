@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cg_err.h"
+#include "common/cg_err.h"
 
 typedef struct cghttpd cghttpd;
 

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cg_buf.h"
-#include "cg_fs.h"
+#include "common/cg_buf.h"
+#include "common/cg_fs.h"
 
 char *
 cgt_tmpdir(const char *tag)

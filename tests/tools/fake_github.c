@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "cg_err.h"
+#include "common/cg_err.h"
 #include "cghttpd.h"
 
 #define POLL_MS 100

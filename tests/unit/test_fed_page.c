@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "cgtest.h"
-#include "embed.h"
-#include "fed_page.h"
+#include "federation/fed_page.h"
+#include "gateway/embed.h"
 
 static char *ws;
 static char *cache;

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 /* clang-format on */
 
-#include "frontmatter.h"
+#include "page/frontmatter.h"
 
 /* Parses a NUL-terminated fixture; returns the status. */
 static enum cg_fm_status

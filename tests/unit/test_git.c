@@ -35,8 +35,8 @@
 #include <cmocka.h>
 #include <git2.h>
 
-#include "cg_fs.h"
-#include "git.h"
+#include "cache/git.h"
+#include "common/cg_fs.h"
 
 #define TIMEOUT 20000 /* ms, for fetches that must succeed */
 

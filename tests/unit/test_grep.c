@@ -20,8 +20,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cg_err.h"
-#include "grep.h"
+#include "common/cg_err.h"
+#include "page/grep.h"
 
 #define MAX_HITS 64
 

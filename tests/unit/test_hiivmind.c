@@ -19,8 +19,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
-#include "cg_buf.h"
-#include "hiivmind.h"
+#include "cache/hiivmind.h"
+#include "common/cg_buf.h"
 
 static size_t
 count(char **l)

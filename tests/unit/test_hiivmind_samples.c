@@ -24,8 +24,8 @@
 #include <cmocka.h>
 /* clang-format on */
 
-#include "cg_fs.h"
-#include "hiivmind.h"
+#include "cache/hiivmind.h"
+#include "common/cg_fs.h"
 
 /* The hiivmind folder of the corpora, or NULL; set once by main. */
 struct samples {

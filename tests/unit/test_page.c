@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "page.h"
+#include "page/page.h"
 
 static void
 parse_n(cg_page *p, const char *text, size_t len, const char *slug,

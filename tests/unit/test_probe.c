@@ -25,9 +25,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cg_err.h"
+#include "cache/probe.h"
 #include "cghttpd.h"
-#include "probe.h"
+#include "common/cg_err.h"
 
 #define SHA1  "0123456789abcdef0123456789abcdef01234567"
 #define SHA2  "89abcdef0123456789abcdef0123456789abcdef"

@@ -19,8 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "query.h"
-#include "token.h"
+#include "index/fts_tokenizer.h"
+#include "page/query.h"
+#include "page/token.h"
 
 static const enum cg_match classes[] = {CG_MATCH_PHRASE, CG_MATCH_ALL,
                                         CG_MATCH_SOME, CG_MATCH_META};
@@ -32,7 +33,7 @@ open_table(void)
 	sqlite3 *db = NULL;
 
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-	assert_int_equal(cg_token_register(db), 0);
+	assert_int_equal(cg_fts_tokenizer_register(db), 0);
 	assert_int_equal(
 	    sqlite3_exec(db,
 	                 "CREATE VIRTUAL TABLE s USING fts5(title, headings, "

@@ -18,8 +18,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cg_err.h"
-#include "token.h"
+#include "common/cg_err.h"
+#include "index/fts_tokenizer.h"
+#include "page/token.h"
 
 #define MAX_SEEN 64
 
@@ -343,7 +344,7 @@ test_fts5_round_trip(void **state)
 
 	(void)state;
 	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
-	assert_int_equal(cg_token_register(db), 0);
+	assert_int_equal(cg_fts_tokenizer_register(db), 0);
 	assert_int_equal(sqlite3_exec(db,
 	                              "CREATE VIRTUAL TABLE t USING fts5(body, "
 	                              "tokenize='cgw');"
@@ -372,7 +373,7 @@ test_fts5_round_trip(void **state)
 	                              "('integrity-check')",
 	                              NULL, NULL, NULL),
 	                 SQLITE_OK);
-	assert_int_equal(cg_token_register(NULL), CG_EINVAL);
+	assert_int_equal(cg_fts_tokenizer_register(NULL), CG_EINVAL);
 	sqlite3_close(db);
 }
 

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "cgtest.h"
-#include "node.h"
-#include "wire.h"
+#include "node/node.h"
+#include "proto/wire.h"
 
 static json_t *
 decode_ok(const char *text)
@@ -191,7 +191,7 @@ error_reply(cg_node *n, const char *text, size_t len)
 
 	cg_err_clear(&err);
 	assert_true(cg_wire_decode(text, len, &req, &err) < 0);
-	reply = cg_wire_error_reply(n, text, len, &err);
+	reply = cg_wire_reply_refused(cg_node_name(n), text, len, &err);
 	assert_non_null(reply);
 	assert_int_equal(json_integer_value(json_object_get(reply, "v")), 1);
 	assert_string_equal(json_string_value(json_object_get(reply, "node")),

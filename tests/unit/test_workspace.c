@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "cg_fs.h"
-#include "workspace.h"
+#include "common/cg_fs.h"
+#include "conf/workspace.h"
 
 /* A temporary workspace root and a second directory outside it. */
 struct fixture {
@@ -173,10 +173,10 @@ test_manifest(void **state)
 	assert_source(&ws, 0, f, "root", NULL);
 	assert_source(&ws, 1, f, "api", "services/api");
 	assert_source(&ws, 2, f, "web", "apps/web");
-	assert_null(ws.sources[0].kind);
-	assert_string_equal(ws.sources[1].kind, "service");
+	assert_null(ws.sources[0].guild_kind);
+	assert_string_equal(ws.sources[1].guild_kind, "service");
 	assert_null(ws.sources[1].remote);
-	assert_string_equal(ws.sources[2].kind, "app");
+	assert_string_equal(ws.sources[2].guild_kind, "app");
 	assert_string_equal(ws.sources[2].remote, "git@example.org:web.git");
 	assert_int_equal(nwarnings(&ws), 0);
 	assert_ptr_equal(cg_workspace_source(&ws, "web"), &ws.sources[2]);
@@ -214,7 +214,7 @@ test_detection(void **state)
 	assert_source(&ws, 0, f, "alpha", "alpha");
 	assert_source(&ws, 1, f, "wt", "wt");
 	assert_source(&ws, 2, f, "zeta", "zeta");
-	assert_null(ws.sources[0].kind);
+	assert_null(ws.sources[0].guild_kind);
 	assert_int_equal(nwarnings(&ws), 0);
 	cg_workspace_fini(&ws);
 	free(target);

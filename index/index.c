@@ -1,0 +1,848 @@
+/*
+ * index.c - one source's SQLite FTS5 index: generations, schema, the
+ * incremental sync from the page files, and the ranking function.
+ *
+ * What it must not do: rename a database over one that may be open, leave
+ * an empty index visible to a reader, or follow a symlink out of the wiki.
+ * Every write of a sync happens in one transaction.
+ */
+#define _GNU_SOURCE
+#include "index/index.h"
+
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/cg_buf.h"
+#include "common/cg_fs.h"
+#include "index/fts_tokenizer.h"
+#include "index/index_int.h"
+#include "page/scan.h"
+#include "proto/acl.h"
+
+/* What cg_visible(path) reads at call time: the policy of the request
+ * being answered (NULL: everything visible) and the index's source. */
+struct visibility {
+	const cg_acl *acl;
+	const char *source;
+};
+
+struct cg_index {
+	cg_source src;         /* what is indexed (a copy) */
+	char *dir;             /* this source's folder in the cache */
+	sqlite3 *db;           /* live generation, NULL before open */
+	int64_t gen;           /* live generation number */
+	int lockfd;            /* the writer lock file, -1 when closed */
+	cg_rank_ctx rank;      /* read by cg_rank() */
+	struct visibility vis; /* read by cg_visible() */
+	/* The problems list, cached: computing it is a large query (every
+	 * link against every name) and every search reports it.  Valid
+	 * while the generation and SQLite's data_version (bumped by another
+	 * connection's commit) are unchanged and this handle has not synced
+	 * since. */
+	json_t *problems;
+	int64_t problems_gen;
+	int64_t problems_version;
+	/* Prepared statements of the query paths, by SQL text: preparing is
+	 * a large share of a query's cost (the parse), so each is prepared
+	 * once per connection. */
+	struct {
+		char *sql;
+		sqlite3_stmt *st;
+	} stmts[CG_INDEX_STMTS];
+	size_t nstmts;
+};
+
+static void
+stmts_drop(cg_index *idx)
+{
+	for (size_t i = 0; i < idx->nstmts; i++) {
+		sqlite3_finalize(idx->stmts[i].st);
+		free(idx->stmts[i].sql);
+	}
+	idx->nstmts = 0;
+}
+
+/* Replaces the live connection (db may be NULL): cached statements die
+ * with the old one. */
+static void
+set_db(cg_index *idx, sqlite3 *db)
+{
+	stmts_drop(idx);
+	sqlite3_close(idx->db);
+	idx->db = db;
+}
+
+void
+cg_index_stmts_reset(cg_index *idx)
+{
+	for (size_t i = 0; i < idx->nstmts; i++)
+		sqlite3_reset(idx->stmts[i].st);
+}
+
+sqlite3_stmt *
+cg_index_stmt(cg_index *idx, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	for (size_t i = 0; i < idx->nstmts; i++) {
+		if (strcmp(idx->stmts[i].sql, sql) != 0)
+			continue;
+		sqlite3_reset(idx->stmts[i].st);
+		sqlite3_clear_bindings(idx->stmts[i].st);
+		return idx->stmts[i].st;
+	}
+	if (idx->db == NULL ||
+	    sqlite3_prepare_v3(idx->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st,
+	                       NULL) != SQLITE_OK)
+		return NULL;
+	if (idx->nstmts == CG_INDEX_STMTS) {
+		/* Full: the oldest goes (the query paths use fewer). */
+		sqlite3_finalize(idx->stmts[0].st);
+		free(idx->stmts[0].sql);
+		memmove(&idx->stmts[0], &idx->stmts[1],
+		        (CG_INDEX_STMTS - 1) * sizeof(idx->stmts[0]));
+		idx->nstmts--;
+	}
+	idx->stmts[idx->nstmts].sql = strdup(sql);
+	if (idx->stmts[idx->nstmts].sql == NULL) {
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	idx->stmts[idx->nstmts++].st = st;
+	return st;
+}
+
+static const char *const schema_sql =
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);"
+    "CREATE TABLE pages("
+    " id INTEGER PRIMARY KEY,"
+    " path TEXT UNIQUE NOT NULL," /* relative to the repo root */
+    " slug TEXT NOT NULL,"
+    " size INTEGER, mtime_ns INTEGER, hash INTEGER,"
+    " title TEXT, category TEXT, category_raw TEXT, owner TEXT,"
+    " confidence TEXT, conf_rank INTEGER,"
+    " created_at TEXT, updated_at TEXT, expires_at TEXT,"
+    " claim_key TEXT, body_hash INTEGER,"
+    " tags TEXT, fm TEXT, source_refs TEXT, supersedes TEXT,"
+    " aliases TEXT, headings TEXT, first_line TEXT, nlines INTEGER,"
+    " fm_status INTEGER, fm_error TEXT, utf8_fixed INTEGER);"
+    "CREATE INDEX pages_claim ON pages(claim_key);"
+    "CREATE INDEX pages_slug ON pages(slug);"
+    "CREATE TABLE links(page_id INTEGER, kind INTEGER, target TEXT,"
+    " anchor TEXT, text TEXT, line INTEGER);"
+    "CREATE INDEX links_page ON links(page_id);"
+    "CREATE TABLE problems(path TEXT PRIMARY KEY, kind TEXT, message TEXT);"
+    "CREATE VIRTUAL TABLE sec USING fts5(title, headings, body, tags, meta,"
+    " line_start UNINDEXED, line_end UNINDEXED, tokenize='cgw');";
+
+/* --- ranking ---------------------------------------------------------- */
+
+/*
+ * cg_rank(sec): BM25F over the five columns with the idf and average
+ * lengths of cg_rank_ctx, which the search fills from the *global*
+ * statistics of every source asked.  Only tf and the row's own column
+ * lengths are local, so the same row scores the same whichever node holds
+ * it: this is what makes merged scores comparable.
+ */
+static void
+rank_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
+        int nval, sqlite3_value **val)
+{
+	const cg_rank_ctx *rc = api->xUserData(fc);
+	double tf[64][CG_NCOLS];
+	double len[CG_NCOLS];
+	const double k1 = 1.2;
+	const double b = 0.75;
+	int ninst = 0;
+	int nphr = api->xPhraseCount(fc);
+	double score = 0.0;
+
+	if (nphr > rc->nphrase)
+		nphr = rc->nphrase;
+	memset(tf, 0, sizeof(tf));
+	if (api->xInstCount(fc, &ninst) != SQLITE_OK) {
+		sqlite3_result_error(ctx, "cg_rank: instance count failed", -1);
+		return;
+	}
+	for (int i = 0; i < ninst; i++) {
+		int phr;
+		int col;
+		int off;
+
+		if (api->xInst(fc, i, &phr, &col, &off) != SQLITE_OK)
+			continue;
+		if (phr < nphr && col < CG_NCOLS)
+			tf[phr][col] += 1.0;
+	}
+	for (int c = 0; c < CG_NCOLS; c++) {
+		int n = 0;
+
+		(void)api->xColumnSize(fc, c, &n);
+		len[c] = n;
+	}
+	for (int p = 0; p < nphr; p++) {
+		double s = 0.0;
+
+		for (int c = 0; c < CG_NCOLS; c++) {
+			double avg = rc->avgdl[c] > 0 ? rc->avgdl[c] : 1.0;
+			double t = tf[p][c];
+
+			if (t == 0.0)
+				continue;
+			s += rc->weight[c] * t * (k1 + 1.0) /
+			     (t + k1 * (1.0 - b + b * len[c] / avg));
+		}
+		score += rc->idf[p] * s;
+	}
+	sqlite3_result_double(ctx, score);
+}
+
+/* cg_totals(sec): "rows tot0 tot1 tot2 tot3 tot4" for the whole table. */
+static void
+totals_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
+          int nval, sqlite3_value **val)
+{
+	sqlite3_int64 nrow = 0;
+	char out[256];
+	size_t off;
+
+	(void)api->xRowCount(fc, &nrow);
+	off = (size_t)snprintf(out, sizeof(out), "%lld", (long long)nrow);
+	for (int c = 0; c < CG_NCOLS && off < sizeof(out); c++) {
+		sqlite3_int64 t = 0;
+
+		(void)api->xColumnTotalSize(fc, c, &t);
+		off += (size_t)snprintf(out + off, sizeof(out) - off, " %lld",
+		                        (long long)t);
+	}
+	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
+static void
+visible_fn(sqlite3_context *ctx, int n, sqlite3_value **v)
+{
+	const struct visibility *c = sqlite3_user_data(ctx);
+	const char *path = (const char *)sqlite3_value_text(v[0]);
+
+	(void)n;
+	sqlite3_result_int(ctx, path != NULL &&
+	                            cg_acl_allows(c->acl, c->source, path));
+}
+
+/* Registers cg_visible(path) on db. */
+static int
+register_visible(sqlite3 *db, const struct visibility *ctx)
+{
+	return sqlite3_create_function(db, "cg_visible", 1, SQLITE_UTF8,
+	                               (void *)ctx, visible_fn, NULL, NULL);
+}
+
+static int
+register_functions(sqlite3 *db, cg_rank_ctx *rank, struct visibility *vis)
+{
+	fts5_api *api = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = cg_fts_tokenizer_register(db);
+	if (rc == SQLITE_OK)
+		rc = register_visible(db, vis);
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", NULL);
+	(void)sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (api == NULL)
+		return SQLITE_ERROR;
+	rc = api->xCreateFunction(api, "cg_rank", rank, rank_fn, NULL);
+	if (rc == SQLITE_OK)
+		rc = api->xCreateFunction(api, "cg_totals", NULL, totals_fn,
+		                          NULL);
+	return rc;
+}
+
+/* --- generations ------------------------------------------------------ */
+
+bool
+cg_sqlite_is_corrupt(int rc)
+{
+	rc &= 0xff;
+	return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
+}
+
+static char *
+gen_path(const cg_index *idx, int64_t gen)
+{
+	char name[64];
+
+	(void)snprintf(name, sizeof(name), "gen-%06" PRId64 ".db", gen);
+	return cg_path_join(idx->dir, name);
+}
+
+static void
+unlink_gen(const cg_index *idx, int64_t gen)
+{
+	static const char *const sfx[] = {"", "-wal", "-shm", "-journal"};
+	char *base = gen_path(idx, gen);
+
+	if (base == NULL)
+		return;
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		char path[4096];
+
+		(void)snprintf(path, sizeof(path), "%s%s", base, sfx[i]);
+		(void)unlink(path);
+	}
+	free(base);
+}
+
+/* Reads CURRENT: the live generation number, 0 when there is none. */
+static int64_t
+read_current(const cg_index *idx)
+{
+	char *path = cg_path_join(idx->dir, "CURRENT");
+	char *text = NULL;
+	int64_t gen = 0;
+
+	if (path != NULL && cg_file_read(path, 128, &text, NULL, NULL) == 0 &&
+	    sscanf(text, "gen-%" SCNd64 ".db", &gen) != 1)
+		gen = 0;
+	free(text);
+	free(path);
+	return gen;
+}
+
+static int
+write_current(const cg_index *idx, int64_t gen, cg_err *err)
+{
+	char *path = cg_path_join(idx->dir, "CURRENT");
+	char text[64];
+	int n = snprintf(text, sizeof(text), "gen-%06" PRId64 ".db\n", gen);
+	int rc;
+
+	if (path == NULL)
+		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
+	rc = cg_file_write_atomic(path, text, (size_t)n, err);
+	free(path);
+	return rc;
+}
+
+/* Removes generation files other than keep and keep-1 (the previous one
+ * may still be open in another process). */
+static void
+collect_old_gens(const cg_index *idx, int64_t keep)
+{
+	DIR *d = opendir(idx->dir);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		int64_t g;
+
+		if (sscanf(de->d_name, "gen-%" SCNd64 ".db", &g) != 1)
+			continue;
+		if (g != keep && g != keep - 1)
+			unlink_gen(idx, g);
+	}
+	closedir(d);
+}
+
+static int
+exec(sqlite3 *db, const char *sql, cg_err *err, const char *what)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		int code = cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO;
+
+		cg_err_set(err, code, "index %s: %s", what,
+		           msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return code;
+	}
+	return 0;
+}
+
+static int
+open_db(cg_index *idx, int64_t gen, sqlite3 **out, cg_err *err)
+{
+	char *path = gen_path(idx, gen);
+	sqlite3 *db = NULL;
+	int rc;
+
+	*out = NULL;
+	if (path == NULL)
+		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
+	rc = sqlite3_open_v2(path, &db,
+	                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	                         SQLITE_OPEN_NOMUTEX,
+	                     NULL);
+	free(path);
+	if (rc != SQLITE_OK) {
+		rc = cg_err_set(err, CG_EIO, "index open: %s",
+		                db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		sqlite3_close(db);
+		return rc;
+	}
+	sqlite3_busy_timeout(db, 10000);
+	if (register_functions(db, &idx->rank, &idx->vis) != SQLITE_OK) {
+		sqlite3_close(db);
+		return cg_err_set(err, CG_ERR,
+		                  "index: cannot register FTS5 "
+		                  "tokenizer and functions");
+	}
+	*out = db;
+	return 0;
+}
+
+/* Checks that a generation is usable: right schema, meta readable. */
+static int
+validate_db(sqlite3 *db, const char *source, cg_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+	int version = -1;
+	int ok = 0;
+
+	rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (version != CG_SCHEMA_VERSION)
+		return cg_err_set(err, CG_ECORRUPT,
+		                  "schema version %d, expected %d", version,
+		                  CG_SCHEMA_VERSION);
+	rc = sqlite3_prepare_v2(
+	    db, "SELECT value FROM meta WHERE key = 'source'", -1, &st, NULL);
+	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+
+		ok = v != NULL && strcmp(v, source) == 0;
+	}
+	sqlite3_finalize(st);
+	if (!ok)
+		return cg_err_set(err, CG_ECORRUPT, "database unreadable: %s",
+		                  sqlite3_errmsg(db));
+	return 0;
+}
+
+static int
+set_meta(sqlite3 *db, const char *key, const char *value)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(
+	    db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", -1,
+	    &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static int
+create_schema(cg_index *idx, sqlite3 *db, cg_err *err)
+{
+	char sql[64];
+	int rc;
+
+	rc = exec(db, "PRAGMA journal_mode=WAL", err, "journal");
+	if (rc == 0)
+		rc = exec(db, "BEGIN", err, "schema");
+	if (rc == 0)
+		rc = exec(db, schema_sql, err, "schema");
+	(void)snprintf(sql, sizeof(sql), "PRAGMA user_version=%d",
+	               CG_SCHEMA_VERSION);
+	if (rc == 0)
+		rc = exec(db, sql, err, "schema");
+	if (rc == 0 && (set_meta(db, "source", idx->src.name) != SQLITE_OK ||
+	                set_meta(db, "repo", idx->src.repo) != SQLITE_OK ||
+	                set_meta(db, "wiki", idx->src.wiki) != SQLITE_OK))
+		rc = cg_err_set(err, CG_EIO, "index schema: %s",
+		                sqlite3_errmsg(db));
+	if (rc == 0)
+		rc = exec(db, "COMMIT", err, "schema");
+	return rc;
+}
+
+static int
+lock_writer(cg_index *idx, cg_err *err)
+{
+	char *path = cg_path_join(idx->dir, "lock");
+
+	if (path == NULL)
+		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
+	if (idx->lockfd < 0)
+		idx->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	free(path);
+	if (idx->lockfd < 0)
+		return cg_err_set(err, CG_EIO, "index lock: %s",
+		                  strerror(errno));
+	while (flock(idx->lockfd, LOCK_EX) != 0)
+		if (errno != EINTR)
+			return cg_err_set(err, CG_EIO, "index lock: %s",
+			                  strerror(errno));
+	return 0;
+}
+
+static void
+unlock_writer(cg_index *idx)
+{
+	if (idx->lockfd >= 0)
+		(void)flock(idx->lockfd, LOCK_UN);
+}
+
+/* The cache folder of a source: "<cache>/<hash>-<source>". */
+static char *
+source_dir(const cg_index_opts *o)
+{
+	cg_buf key;
+	char name[160];
+	uint64_t h;
+	size_t n;
+
+	cg_buf_init(&key, 1 << 16);
+	if (cg_buf_puts(&key, o->source->repo) != 0 ||
+	    cg_buf_putc(&key, '\n') != 0 ||
+	    cg_buf_puts(&key, o->source->wiki) != 0) {
+		cg_buf_fini(&key);
+		return NULL;
+	}
+	h = cg_hash64(key.data, key.len);
+	cg_buf_fini(&key);
+	n = (size_t)snprintf(name, sizeof(name), "%016" PRIx64 "-", h);
+	for (const char *s = o->source->name; *s && n + 1 < sizeof(name); s++) {
+		char c = *s;
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		         (c >= '0' && c <= '9') || c == '-' || c == '.';
+
+		name[n++] = ok ? c : '_';
+	}
+	name[n] = '\0';
+	return cg_path_join(o->cache_dir, name);
+}
+
+/* --- public ------------------------------------------------------------ */
+
+static void
+default_weights(cg_rank_ctx *r)
+{
+	r->weight[CG_COL_TITLE] = 4.0;
+	r->weight[CG_COL_HEADINGS] = 2.0;
+	r->weight[CG_COL_BODY] = 1.0;
+	r->weight[CG_COL_TAGS] = 2.0;
+	r->weight[CG_COL_META] = 0.5;
+}
+
+int
+cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err)
+{
+	cg_index *idx = calloc(1, sizeof(*idx));
+	int rc;
+
+	*out = NULL;
+	if (idx == NULL)
+		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
+	idx->lockfd = -1;
+	default_weights(&idx->rank);
+	if (cg_source_copy(&idx->src, opts->source) != 0) {
+		cg_index_free(idx);
+		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
+	}
+	idx->dir = source_dir(opts);
+	idx->vis.source = idx->src.name;
+	if (idx->dir == NULL) {
+		cg_index_free(idx);
+		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
+	}
+	rc = cg_mkdir_p(idx->dir, err);
+	if (rc != 0) {
+		cg_index_free(idx);
+		return rc;
+	}
+	idx->gen = read_current(idx);
+	if (idx->gen > 0 && open_db(idx, idx->gen, &idx->db, NULL) == 0 &&
+	    validate_db(idx->db, idx->src.name, NULL) != 0) {
+		/* Unusable: the next sync rebuilds into a new generation. */
+		sqlite3_close(idx->db);
+		idx->db = NULL;
+	}
+	*out = idx;
+	return 0;
+}
+
+void
+cg_index_free(cg_index *idx)
+{
+	if (idx == NULL)
+		return;
+	set_db(idx, NULL);
+	json_decref(idx->problems);
+	if (idx->lockfd >= 0)
+		close(idx->lockfd);
+	cg_source_fini(&idx->src);
+	free(idx->dir);
+	free(idx);
+}
+
+sqlite3 *
+cg_index_db(cg_index *idx)
+{
+	return idx->db;
+}
+
+void
+cg_index_set_acl(cg_index *idx, const cg_acl *acl)
+{
+	idx->vis.acl = acl;
+}
+
+const cg_acl *
+cg_index_acl(const cg_index *idx)
+{
+	return idx->vis.acl;
+}
+
+cg_rank_ctx *
+cg_index_rank(cg_index *idx)
+{
+	return &idx->rank;
+}
+
+const char *
+cg_index_source(const cg_index *idx)
+{
+	return idx->src.name;
+}
+
+const char *
+cg_index_repo(const cg_index *idx)
+{
+	return idx->src.repo;
+}
+
+const char *
+cg_index_wiki(const cg_index *idx)
+{
+	return idx->src.wiki;
+}
+
+int
+cg_index_kind(const cg_index *idx)
+{
+	return idx->src.kind;
+}
+
+const char *
+cg_index_registrar(const cg_index *idx)
+{
+	return idx->src.registrar;
+}
+
+int64_t
+cg_index_generation(const cg_index *idx)
+{
+	return idx->gen;
+}
+
+/* Builds generation gen+1 from scratch and publishes it. */
+static int
+rebuild_locked(cg_index *idx, const char *reason, cg_sync_stats *st,
+               cg_err *err)
+{
+	int64_t gen = (idx->gen > 0 ? idx->gen : read_current(idx)) + 1;
+	sqlite3 *db = NULL;
+	int rc;
+
+	unlink_gen(idx, gen); /* leftover of a killed build */
+	rc = open_db(idx, gen, &db, err);
+	if (rc == 0)
+		rc = create_schema(idx, db, err);
+	if (rc == 0)
+		rc = cg_index_write_sync(db, idx->src.repo, idx->src.wiki,
+		                         idx->src.kind, st, err);
+	if (rc == 0)
+		rc = write_current(idx, gen, err);
+	if (rc != 0) {
+		sqlite3_close(db);
+		unlink_gen(idx, gen);
+		return rc;
+	}
+	set_db(idx, db);
+	idx->gen = gen;
+	st->generation = gen;
+	st->rebuilt = 1;
+	(void)snprintf(st->rebuild_reason, sizeof(st->rebuild_reason), "%s",
+	               reason);
+	collect_old_gens(idx, gen);
+	return 0;
+}
+
+int
+cg_index_rebuild(cg_index *idx, const char *reason, cg_sync_stats *st,
+                 cg_err *err)
+{
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	rc = lock_writer(idx, err);
+	if (rc != 0)
+		return rc;
+	rc = rebuild_locked(idx, reason, st, err);
+	unlock_writer(idx);
+	return rc;
+}
+
+/* Follows a generation published by another process since we opened. */
+static void
+follow_current(cg_index *idx)
+{
+	int64_t cur = read_current(idx);
+	sqlite3 *db = NULL;
+
+	if (cur == 0 || cur == idx->gen)
+		return;
+	if (open_db(idx, cur, &db, NULL) != 0)
+		return;
+	if (validate_db(db, idx->src.name, NULL) != 0) {
+		sqlite3_close(db);
+		return;
+	}
+	set_db(idx, db);
+	idx->gen = cur;
+}
+
+static void
+problems_forget(cg_index *idx)
+{
+	json_decref(idx->problems);
+	idx->problems = NULL;
+}
+
+void
+cg_index_refresh(cg_index *idx)
+{
+	follow_current(idx);
+}
+
+int
+cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err)
+{
+	cg_err local;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	rc = lock_writer(idx, err);
+	if (rc != 0)
+		return rc;
+	follow_current(idx);
+	if (idx->db == NULL) {
+		rc = rebuild_locked(
+		    idx, read_current(idx) ? "unusable index" : "new index", st,
+		    err);
+		goto out;
+	}
+	cg_err_clear(&local);
+	problems_forget(idx); /* this connection's commits do not bump
+	                         data_version */
+	rc = cg_index_write_sync(idx->db, idx->src.repo, idx->src.wiki,
+	                         idx->src.kind, st, &local);
+	if (rc == CG_ECORRUPT) {
+		char reason[CG_ERR_MSG_MAX + 16];
+
+		(void)snprintf(reason, sizeof(reason), "corrupt: %s",
+		               local.msg);
+		memset(st, 0, sizeof(*st));
+		rc = rebuild_locked(idx, reason, st, err);
+	} else if (rc != 0) {
+		cg_err_set(err, rc, "source %s: %s", idx->src.name, local.msg);
+	}
+	st->generation = idx->gen;
+out:
+	unlock_writer(idx);
+	return rc;
+}
+
+int
+cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
+                cg_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*nrows = 0;
+	memset(tot, 0, sizeof(int64_t) * CG_NCOLS);
+	st = cg_index_stmt(idx, "SELECT cg_totals(sec) FROM sec LIMIT 1");
+	rc = st ? sqlite3_step(st) : sqlite3_errcode(idx->db);
+	if (rc == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+		long long v[CG_NCOLS + 1] = {0};
+
+		if (t != NULL &&
+		    sscanf(t, "%lld %lld %lld %lld %lld %lld", &v[0], &v[1],
+		           &v[2], &v[3], &v[4], &v[5]) == CG_NCOLS + 1) {
+			*nrows = v[0];
+			for (int c = 0; c < CG_NCOLS; c++)
+				tot[c] = v[c + 1];
+		}
+		rc = SQLITE_DONE;
+	}
+	if (st != NULL)
+		sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return cg_err_set(
+		    err, cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO,
+		    "index totals: %s", sqlite3_errmsg(idx->db));
+	return 0;
+}
+
+static int64_t
+data_version(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &st, NULL) ==
+	        SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+json_t *
+cg_index_problems(cg_index *idx)
+{
+	int64_t v;
+
+	if (idx->db == NULL)
+		return json_array();
+	v = data_version(idx->db);
+	if (idx->problems == NULL || idx->problems_gen != idx->gen ||
+	    idx->problems_version != v || v < 0) {
+		problems_forget(idx);
+		idx->problems = cg_index_write_problems(idx->db);
+		idx->problems_gen = idx->gen;
+		idx->problems_version = v;
+	}
+	return json_deep_copy(idx->problems);
+}

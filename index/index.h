@@ -1,0 +1,130 @@
+/*
+ * index.h - one source's derived SQLite FTS5 index.
+ *
+ * The markdown files are the truth; the index is rebuilt or updated from
+ * them.  Layout under the cache directory:
+ *
+ *   <cache>/<source-key>/CURRENT        names the live generation file
+ *   <cache>/<source-key>/gen-<N>.db     a generation (WAL mode)
+ *   <cache>/<source-key>/lock           flock(2) held by the one writer
+ *
+ * An incremental sync runs in one transaction on the live generation, so a
+ * reader sees the old or the new state, never an empty or half-built one.
+ * A schema change or a corrupt database makes a full rebuild into the next
+ * generation, published by rewriting CURRENT atomically; the old file is not
+ * renamed over (its -wal would follow the name) and is removed one
+ * generation later.
+ *
+ * One cg_index is used by one thread at a time.
+ */
+#ifndef CG_INDEX_H
+#define CG_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "common/cg_err.h"
+#include "conf/source.h"
+#include "proto/stats.h"
+
+#define CG_SCHEMA_VERSION 3
+
+/* Pages larger than this are not indexed (reported; grep still reads). */
+#define CG_PAGE_MAX_BYTES (8u << 20)
+
+/* Section rowids are (page id << CG_SEC_SHIFT) | section number. */
+#define CG_SEC_SHIFT 16
+
+typedef struct cg_index cg_index;
+
+typedef struct cg_index_opts {
+	const char *cache_dir;   /* root of all indexes */
+	const cg_source *source; /* borrowed; the index keeps a copy */
+} cg_index_opts;
+
+/* What one sync did; the counters feed --explain and the receipt. */
+typedef struct cg_sync_stats {
+	int64_t generation; /* live generation after the sync */
+	int rebuilt;        /* 1 when a new generation was built */
+	int files;          /* page files seen */
+	int read;           /* files read (size or mtime changed) */
+	int reparsed;       /* files whose content changed, re-indexed */
+	int added;
+	int deleted;
+	int skipped; /* files refused (binary, too big, symlink) */
+	char rebuild_reason[160];
+} cg_sync_stats;
+
+/* Rank context: the global statistics a query is scored with (see
+ * search.c).  Filled before each MATCH statement. */
+typedef struct cg_rank_ctx {
+	int nphrase;             /* phrases in the current expression */
+	double idf[64];          /* per phrase, in expression order */
+	double avgdl[CG_NCOLS];  /* average column length, in tokens */
+	double weight[CG_NCOLS]; /* column weights */
+} cg_rank_ctx;
+
+int cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err);
+void cg_index_free(cg_index *idx);
+
+/* Brings the index up to date with the files (incremental).  On a corrupt
+ * database it rebuilds into a new generation. */
+int cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err);
+
+/* Rebuilds into a new generation (reason is recorded). */
+int cg_index_rebuild(cg_index *idx, const char *reason, cg_sync_stats *st,
+                     cg_err *err);
+
+/* Follows a generation another handle or process published since this
+ * one opened (cheap: reads CURRENT).  A reader calls it before each
+ * request; a writer's sync does it itself. */
+void cg_index_refresh(cg_index *idx);
+
+/* Statements cached per connection (see cg_index_stmt). */
+#define CG_INDEX_STMTS 24
+
+/* A prepared statement for sql on the live connection, cached: reset and
+ * with its bindings cleared, owned by the index (never finalize it; reset
+ * it when done).  NULL when it cannot be prepared (sqlite3_errmsg of
+ * cg_index_db tells why).  Valid until the next sync or rebuild. */
+sqlite3_stmt *cg_index_stmt(cg_index *idx, const char *sql);
+/* Resets every cached statement: no read transaction outlives a request
+ * (a reader must see the next commit). */
+void cg_index_stmts_reset(cg_index *idx);
+
+/* The open connection (borrowed); NULL until a first generation exists. */
+sqlite3 *cg_index_db(cg_index *idx);
+/* The access policy of the request being answered (NULL: all visible);
+ * read by the SQL function cg_visible(path) and by the tools. */
+struct cg_acl;
+void cg_index_set_acl(cg_index *idx, const struct cg_acl *acl);
+const struct cg_acl *cg_index_acl(const cg_index *idx);
+
+/* The rank context the "cg_rank" function reads (borrowed). */
+cg_rank_ctx *cg_index_rank(cg_index *idx);
+
+const char *cg_index_source(const cg_index *idx);
+const char *cg_index_repo(const cg_index *idx);
+const char *cg_index_wiki(const cg_index *idx);
+int64_t cg_index_generation(const cg_index *idx);
+/* enum cg_source_kind: a wiki, or a local or remote corpus. */
+int cg_index_kind(const cg_index *idx);
+/* A corpus's registering repository (registry-graph, state), or NULL. */
+const char *cg_index_registrar(const cg_index *idx);
+
+/* Total rows and per-column token totals of the sections table. */
+int cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
+                    cg_err *err);
+
+/* Problems recorded by the last syncs (broken frontmatter, skipped files,
+ * missing raw metadata...), as a new JSON array of {path, kind, message}. */
+json_t *cg_index_problems(cg_index *idx);
+
+/* True for an SQLite result code that means the file is damaged. */
+bool cg_sqlite_is_corrupt(int rc);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * query.h - turns a user's free text into safe FTS5 match expressions.
+ *
+ * User text never reaches FTS5 syntax raw: it is tokenized with the project
+ * tokenizer (token.h) and every term is emitted as a double-quoted FTS5
+ * string, so quotes, '*', '-', NEAR, AND/OR/NOT, ':' and brackets are plain
+ * text.  A term is either one Latin token or one maximal run of adjacent CJK
+ * characters (matched as a phrase of its characters).
+ *
+ * The four match classes of SPEC 4.1 each get an expression:
+ *   CG_MATCH_PHRASE  all tokens, in order, as one phrase, in the content
+ *                    columns (title, headings, body);
+ *   CG_MATCH_ALL     every term, anywhere in the content columns;
+ *   CG_MATCH_SOME    at least one term in the content columns;
+ *   CG_MATCH_META    at least one term in the frontmatter columns only
+ *                    (tags, meta).
+ *
+ * Decisions a reader must know:
+ * - A term is kept once, at its first occurrence ("foo bar foo" gives the
+ *   terms foo, bar), so ALL/SOME/META never weigh a word twice.  The PHRASE
+ *   class uses q->phrase, which keeps every token (and is not cut at
+ *   CG_QUERY_MAX_TERMS), so the exact phrase stays exact.
+ * - Only the first CG_QUERY_MAX_TOKENS tokens are read (truncated is set):
+ *   a hostile query of 2000 one-letter words or 1300 CJK characters cost
+ *   0.5-2 s per query on the 9k-page tldr index without this cap.
+ * - CJK characters separated by anything (a space, punctuation) are
+ *   separate terms: "限 衍" is two terms, "限衍" one.
+ * - No prefix matching: no '*' is ever emitted; a term matches whole
+ *   tokens only.
+ * - Expressions look like
+ *     PHRASE  {title headings body} : "a b 限 衍"
+ *     ALL     {title headings body} : ("a" "b" "限 衍")
+ *     SOME    {title headings body} : ("a" OR "b" OR "限 衍")
+ *     META    {tags meta} : ("a" OR "b" OR "限 衍")
+ */
+#ifndef CG_QUERY_H
+#define CG_QUERY_H
+
+#include <stddef.h>
+
+#include "common/cg_err.h"
+
+enum cg_match {
+	CG_MATCH_NONE = 0,
+	CG_MATCH_META = 1,
+	CG_MATCH_SOME = 2,
+	CG_MATCH_ALL = 3,
+	CG_MATCH_PHRASE = 4,
+};
+
+/* Caps that keep a hostile query cheap. */
+#define CG_QUERY_MAX_BYTES 4096
+#define CG_QUERY_MAX_TERMS 32
+/* Tokens read from the query (a CJK character is a token); the rest is
+ * dropped, because FTS5 time grows with the tokens of a phrase. */
+#define CG_QUERY_MAX_TOKENS 64
+
+typedef struct cg_qterm {
+	char *text; /* folded tokens joined by ' '; a CJK run is "限 衍" */
+	int ntok;   /* number of tokens in the term */
+	int cjk;    /* 1 when the term is a CJK run */
+} cg_qterm;
+
+typedef struct cg_query {
+	cg_qterm *terms; /* owned array of n terms, in query order */
+	size_t n;
+	int truncated; /* 1 when terms past CG_QUERY_MAX_TERMS or tokens past
+	                * CG_QUERY_MAX_TOKENS were dropped */
+	char *phrase;  /* owned: every token in order, duplicates kept, joined
+	                * by ' ' ("a b 限 衍"); NULL when n == 0 */
+} cg_query;
+
+/*
+ * Parses user text.  Empty or all-punctuation text gives n == 0 (not an
+ * error).  Text over CG_QUERY_MAX_BYTES gives CG_ETOOBIG; invalid UTF-8
+ * bytes are separators.
+ */
+int cg_query_parse(cg_query *q, const char *text, cg_err *err);
+void cg_query_fini(cg_query *q);
+
+/* Short name of a class: "phrase", "all", "some", "frontmatter", "none". */
+const char *cg_match_name(enum cg_match m);
+
+/*
+ * Returns a malloc'd FTS5 MATCH expression for the class, or NULL when the
+ * class does not apply (n == 0; CG_MATCH_PHRASE when the query is a single
+ * term with no repeated tokens, because then it equals CG_MATCH_ALL) or on
+ * allocation failure.  The expression names the
+ * columns "title headings body" and "tags meta".
+ *
+ * The phrases of the expression appear in a documented order the ranking
+ * function relies on: for PHRASE the one phrase of all tokens; for ALL,
+ * SOME and META the terms in query order.
+ */
+char *cg_query_fts(const cg_query *q, enum cg_match m);
+
+/* The single phrase of all tokens in order, as in the PHRASE class ("a b
+ * 限 衍"), a malloc'd copy of q->phrase; NULL when n == 0. */
+char *cg_query_phrase_text(const cg_query *q);
+
+#endif

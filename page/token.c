@@ -1,0 +1,371 @@
+/*
+ * token.c - the project tokenizer: splits UTF-8 text into folded Latin-style
+ * words and single CJK characters, and exposes the same walk to SQLite as the
+ * FTS5 tokenizer "cgw", so the index and the query parser cannot disagree.
+ *
+ * It decodes with cg_utf8_decode only, writes each word into a fixed stack
+ * buffer (no allocation per token), and never changes the text it is given.
+ * It must not grow language knowledge beyond simple folding: no stemming,
+ * no stop words, no dictionary segmentation.
+ */
+#include "page/token.h"
+
+#include <string.h>
+
+#include "common/cg_err.h"
+#include "common/cg_utf8.h"
+
+/* What a code point does to the token stream. */
+enum cls {
+	CLS_SEP,  /* ends the word in progress */
+	CLS_WORD, /* part of a folded word */
+	CLS_CJK,  /* a token of its own, emitted as is */
+};
+
+/* A closed range of code points. */
+struct cp_range {
+	uint32_t lo; /* first code point */
+	uint32_t hi; /* last code point, inclusive */
+};
+
+/* Non-ASCII code points that separate words, sorted.  CJK characters are
+ * tested first, so U+3005 and U+3007 escape the U+3000 block. */
+static const struct cp_range sep_ranges[] = {
+    {0x0080, 0x00A9},   /* C1 controls, NBSP, Latin-1 punctuation, but */
+    {0x00AB, 0x00B4},   /* not U+00AA, U+00B5, U+00BA (letters) */
+    {0x00B6, 0x00B9},   /* pilcrow .. superscript one */
+    {0x00BB, 0x00BF},   /* right guillemet .. inverted question mark */
+    {0x00D7, 0x00D7},   /* multiplication sign */
+    {0x00F7, 0x00F7},   /* division sign */
+    {0x037E, 0x037E},   /* Greek question mark */
+    {0x0387, 0x0387},   /* Greek ano teleia */
+    {0x2000, 0x206F},   /* general punctuation, spaces */
+    {0x2190, 0x2BFF},   /* arrows, math, box drawing, shapes, dingbats */
+    {0x2E00, 0x2E7F},   /* supplemental punctuation */
+    {0x3000, 0x303F},   /* CJK symbols and punctuation */
+    {0xE000, 0xF8FF},   /* private use */
+    {0xFE10, 0xFE1F},   /* vertical forms */
+    {0xFE30, 0xFE6F},   /* CJK compatibility forms, small form variants */
+    {0xFEFF, 0xFEFF},   /* byte order mark */
+    {0xFF00, 0xFF0F},   /* fullwidth punctuation ... */
+    {0xFF1A, 0xFF20},   /* ... fullwidth : to @ */
+    {0xFF3B, 0xFF40},   /* ... fullwidth [ to ` */
+    {0xFF5B, 0xFF65},   /* ... fullwidth { to halfwidth middle dot */
+    {0xFFF0, 0xFFFF},   /* specials */
+    {0x1F000, 0x1FAFF}, /* emoji, symbols, game pieces */
+};
+
+/* Code points indexed one character per token. */
+static const struct cp_range cjk_ranges[] = {
+    {0x1100, 0x11FF},   /* Hangul jamo */
+    {0x3005, 0x3005},   /* 々 iteration mark */
+    {0x3007, 0x3007},   /* 〇 */
+    {0x3040, 0x309F},   /* Hiragana */
+    {0x30A0, 0x30FF},   /* Katakana */
+    {0x3130, 0x318F},   /* Hangul compatibility jamo */
+    {0x31F0, 0x31FF},   /* Katakana phonetic extensions */
+    {0x3400, 0x4DBF},   /* Han extension A */
+    {0x4E00, 0x9FFF},   /* Han unified */
+    {0xAC00, 0xD7AF},   /* Hangul syllables */
+    {0xF900, 0xFAFF},   /* Han compatibility */
+    {0xFF66, 0xFF9F},   /* halfwidth Katakana */
+    {0x20000, 0x2FFFF}, /* Han extensions B and later */
+};
+
+/*
+ * Folding of U+00C0..U+024F, one character per code point, 16 per row:
+ * a lowercase letter is the base letter; '.' keeps the letter (only
+ * lowercased, see latin_lower());
+ * '_' marks a separator (never reached, sep_ranges catches it first); an
+ * uppercase letter is a two-letter expansion, see latin_pair().
+ */
+static const char latin_fold[] = "aaaaaaAceeeeiiii"  /* 00C0 */
+                                 "dnooooo_ouuuuyTS"  /* 00D0 */
+                                 "aaaaaaAceeeeiiii"  /* 00E0 */
+                                 "dnooooo_ouuuuyTy"  /* 00F0 */
+                                 "aaaaaaccccccccdd"  /* 0100 */
+                                 "ddeeeeeeeeeegggg"  /* 0110 */
+                                 "gggghhhhiiiiiiii"  /* 0120 */
+                                 "iiIIjjkkklllllll"  /* 0130 */
+                                 "lllnnnnnnnnnoooo"  /* 0140 */
+                                 "ooOOrrrrrrssssss"  /* 0150 */
+                                 "ssttttttuuuuuuuu"  /* 0160 */
+                                 "uuuuwwyyyzzzzzzs"  /* 0170 */
+                                 "bbbb..occdddd.ee"  /* 0180 */
+                                 "effg.Hiikkl.mnno"  /* 0190 */
+                                 "ooQQppr....ttttu"  /* 01A0 */
+                                 "uuvyyzz........."  /* 01B0 */
+                                 "....DDDLLLNNNaai"  /* 01C0 */
+                                 "ioouuuuuuuuuueaa"  /* 01D0 */
+                                 "aaAAggggkkoooo.."  /* 01E0 */
+                                 "jDDDggH.nnaaAAoo"  /* 01F0 */
+                                 "aaaaeeeeiiiioooo"  /* 0200 */
+                                 "rrrruuuusstt..hh"  /* 0210 */
+                                 "ndUUzzaaeeoooooo"  /* 0220 */
+                                 "ooyylntjBPacclts"  /* 0230 */
+                                 "z..buveejjqqrryy"; /* 0240 */
+
+_Static_assert(sizeof(latin_fold) == 0x250 - 0xC0 + 1,
+               "latin_fold covers U+00C0..U+024F");
+
+/* The two-letter expansions used in latin_fold: code pair_codes[i] stands
+ * for pair_text[i]. */
+static const char pair_codes[] = "ABDHILNOPQSTU";
+static const char pair_text[][3] = {"ae", "db", "dz", "hv", "ij", "lj", "nj",
+                                    "oe", "qp", "oi", "ss", "th", "ou"};
+
+_Static_assert(sizeof(pair_text) / sizeof(pair_text[0]) ==
+                   sizeof(pair_codes) - 1,
+               "one expansion per code");
+
+static const char *
+latin_pair(char code)
+{
+	const char *at = code != '\0' ? strchr(pair_codes, code) : NULL;
+
+	return at != NULL ? pair_text[at - pair_codes] : NULL;
+}
+
+/* Lowercase of the '.' (kept) letters of latin_fold that have one. */
+static uint32_t
+latin_lower(uint32_t cp)
+{
+	switch (cp) {
+	case 0x0184:
+	case 0x01A7:
+	case 0x01B8:
+	case 0x01BC:
+	case 0x01EE:
+	case 0x021C:
+	case 0x0241:
+		return cp + 1;
+	case 0x0194:
+		return 0x0263; /* gamma */
+	case 0x01A9:
+		return 0x0283; /* esh */
+	case 0x01B7:
+		return 0x0292; /* ezh */
+	case 0x01F7:
+		return 0x01BF; /* wynn */
+	default:
+		return cp;
+	}
+}
+
+static bool
+in_ranges(uint32_t cp, const struct cp_range *r, size_t n)
+{
+	for (size_t i = 0; i < n && cp >= r[i].lo; i++)
+		if (cp <= r[i].hi)
+			return true;
+	return false;
+}
+
+bool
+cg_token_is_cjk(uint32_t cp)
+{
+	if (cp < 0x1100)
+		return false;
+	return in_ranges(cp, cjk_ranges,
+	                 sizeof(cjk_ranges) / sizeof(cjk_ranges[0]));
+}
+
+static bool
+is_ascii_alnum(uint32_t cp)
+{
+	return (cp >= '0' && cp <= '9') || (cp >= 'a' && cp <= 'z') ||
+	       (cp >= 'A' && cp <= 'Z');
+}
+
+/* Classifies cp, which has already gone through fullwidth_to_ascii(). */
+static enum cls
+classify(uint32_t cp)
+{
+	if (cp < 0x80)
+		return is_ascii_alnum(cp) ? CLS_WORD : CLS_SEP;
+	if (cg_token_is_cjk(cp))
+		return CLS_CJK;
+	if (in_ranges(cp, sep_ranges,
+	              sizeof(sep_ranges) / sizeof(sep_ranges[0])))
+		return CLS_SEP;
+	return CLS_WORD;
+}
+
+static uint32_t
+fullwidth_to_ascii(uint32_t cp)
+{
+	if (cp >= 0xFF01 && cp <= 0xFF5E)
+		return cp - 0xFEE0;
+	return cp;
+}
+
+/* Lowercases Greek and strips its tonos and dialytika. */
+static uint32_t
+fold_greek(uint32_t cp)
+{
+	switch (cp) {
+	case 0x0386:
+	case 0x03AC:
+		return 0x03B1; /* alpha */
+	case 0x0388:
+	case 0x03AD:
+		return 0x03B5; /* epsilon */
+	case 0x0389:
+	case 0x03AE:
+		return 0x03B7; /* eta */
+	case 0x038A:
+	case 0x0390:
+	case 0x03AA:
+	case 0x03AF:
+	case 0x03CA:
+		return 0x03B9; /* iota */
+	case 0x038C:
+	case 0x03CC:
+		return 0x03BF; /* omicron */
+	case 0x038E:
+	case 0x03AB:
+	case 0x03B0:
+	case 0x03CB:
+	case 0x03CD:
+		return 0x03C5; /* upsilon */
+	case 0x038F:
+	case 0x03CE:
+		return 0x03C9; /* omega */
+	case 0x03C2:
+		return 0x03C3; /* final sigma */
+	default:
+		break;
+	}
+	if (cp >= 0x0391 && cp <= 0x03A9 && cp != 0x03A2)
+		return cp + 0x20;
+	return cp;
+}
+
+/* Lowercases basic Cyrillic; ё and Ё fold to е as Russian search expects. */
+static uint32_t
+fold_cyrillic(uint32_t cp)
+{
+	if (cp == 0x0401 || cp == 0x0451)
+		return 0x0435;
+	if (cp >= 0x0410 && cp <= 0x042F)
+		return cp + 0x20;
+	if (cp >= 0x0400 && cp <= 0x040F)
+		return cp + 0x50;
+	return cp;
+}
+
+/*
+ * Writes the folded form of word character cp into out (4 bytes of room) and
+ * returns its length; 0 for a combining mark, which folds away.
+ */
+static int
+fold(uint32_t cp, char *out)
+{
+	if (cp < 0x80) {
+		out[0] = (char)(cp >= 'A' && cp <= 'Z' ? cp + 32 : cp);
+		return 1;
+	}
+	if (cp >= 0xC0 && cp <= 0x24F) {
+		char c = latin_fold[cp - 0xC0];
+		const char *pair = latin_pair(c);
+
+		if (pair != NULL) {
+			memcpy(out, pair, 2);
+			return 2;
+		}
+		if (c >= 'a' && c <= 'z') {
+			out[0] = c;
+			return 1;
+		}
+		return cg_utf8_encode(latin_lower(cp), out);
+	}
+	if (cp >= 0x0300 && cp <= 0x036F)
+		return 0;
+	if (cp >= 0x0370 && cp <= 0x03FF)
+		cp = fold_greek(cp);
+	else if (cp >= 0x0400 && cp <= 0x045F)
+		cp = fold_cyrillic(cp);
+	return cg_utf8_encode(cp, out);
+}
+
+/* State of one walk over a text. */
+struct walk {
+	cg_token_cb cb;          /* the caller's callback */
+	void *ctx;               /* its context */
+	char word[CG_TOKEN_MAX]; /* the folded word in progress */
+	int len;                 /* bytes used in word */
+	int start;               /* byte offset where the word began */
+	int end;                 /* byte offset just past its last character */
+	bool in_word;            /* a word is in progress */
+	bool full;               /* word is full; the rest is skipped */
+};
+
+/* Emits the word in progress, if it folded to anything. */
+static int
+flush_word(struct walk *w)
+{
+	int rc = 0;
+
+	if (w->in_word && w->len > 0)
+		rc = w->cb(w->ctx, w->word, w->len, w->start, w->end, false);
+	w->in_word = false;
+	return rc;
+}
+
+static void
+add_to_word(struct walk *w, uint32_t cp, int at, int clen)
+{
+	char f[4];
+	int k;
+
+	if (!w->in_word) {
+		w->in_word = true;
+		w->full = false;
+		w->len = 0;
+		w->start = at;
+	}
+	w->end = at + clen;
+	if (w->full)
+		return;
+	k = fold(cp, f);
+	if (w->len + k > CG_TOKEN_MAX) {
+		w->full = true;
+		return;
+	}
+	memcpy(w->word + w->len, f, (size_t)k);
+	w->len += k;
+}
+
+int
+cg_token_each(const char *text, int n, cg_token_cb cb, void *ctx)
+{
+	const unsigned char *u = (const unsigned char *)text;
+	struct walk w = {.cb = cb, .ctx = ctx};
+	int i = 0;
+	int rc;
+
+	while (i < n) {
+		uint32_t cp = 0;
+		int clen = cg_utf8_decode(u + i, (size_t)(n - i), &cp);
+		enum cls c = CLS_SEP;
+
+		if (clen == 0) {
+			clen = 1; /* an invalid byte separates */
+		} else {
+			cp = fullwidth_to_ascii(cp);
+			c = classify(cp);
+		}
+		if (c == CLS_WORD) {
+			add_to_word(&w, cp, i, clen);
+			i += clen;
+			continue;
+		}
+		rc = flush_word(&w);
+		if (rc == 0 && c == CLS_CJK)
+			rc = cb(ctx, text + i, clen, i, i + clen, true);
+		if (rc != 0)
+			return rc;
+		i += clen;
+	}
+	return flush_word(&w);
+}

@@ -1,0 +1,55 @@
+/*
+ * token.h - the corpus-gw tokenizer, shared by the FTS5 index
+ * (index/fts_tokenizer.h) and the query parser so that both sides always
+ * agree on what a token is.
+ *
+ * Latin (and other alphabetic) text: runs of letters and digits, case-folded
+ * and diacritic-folded ("Café" -> "cafe", fullwidth "ＡＢＣ" -> "abc").
+ * CJK text (Han, Hiragana, Katakana, Hangul): every character is its own
+ * token, so any substring of one or more characters is found by querying the
+ * run as a phrase of its characters.  Everything else separates tokens.
+ * Must not allocate per token on the indexing path.
+ *
+ * Decisions a reader must know:
+ * - Word characters are ASCII letters and digits and every code point
+ *   >= U+0080 outside the punctuation, symbol, emoji and private-use ranges
+ *   listed in token.c.  '_' and all other ASCII punctuation separate, so
+ *   snake_case and e-mail split into words.
+ * - Folding: ASCII and fullwidth ASCII lowercased; U+00C0..U+024F lowercased
+ *   and stripped to the base letter (e, o, ss, ae, oe, th, ...); Greek
+ *   lowercased without tonos/dialytika, final sigma -> sigma; basic Cyrillic
+ *   lowercased and e-with-diaeresis -> e; combining marks U+0300..U+036F
+ *   dropped (so NFD text folds like NFC).  Other scripts are unchanged;
+ *   there is no stemming and no Latin Extended Additional (Vietnamese) fold.
+ * - A CJK character also ends any word in progress ("abc中文" -> abc 中 文)
+ *   and is emitted unfolded.
+ * - A word longer than CG_TOKEN_MAX folded bytes is cut at a code point
+ *   boundary and the rest of it is skipped; its start/end still span the
+ *   whole word in the original text.
+ */
+#ifndef CG_TOKEN_H
+#define CG_TOKEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Longest token emitted, in bytes; longer words are cut (at a code point
+ * boundary) to this length. */
+#define CG_TOKEN_MAX 64
+
+/*
+ * Called for each token: tok/ntok is the folded token (not NUL-terminated,
+ * valid only during the call), start/end the byte offsets of the original
+ * text it came from, cjk whether it is a single CJK character.  A non-zero
+ * return stops the walk and is returned by cg_token_each.
+ */
+typedef int (*cg_token_cb)(void *ctx, const char *tok, int ntok, int start,
+                           int end, bool cjk);
+
+/* Tokenizes n bytes of text (invalid UTF-8 bytes act as separators). */
+int cg_token_each(const char *text, int n, cg_token_cb cb, void *ctx);
+
+/* True for a code point that is indexed one character per token. */
+bool cg_token_is_cjk(uint32_t cp);
+
+#endif

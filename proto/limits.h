@@ -1,0 +1,20 @@
+/*
+ * limits.h - the bounds of operation arguments that both sides check: the
+ * federation refuses a request outside them before any node works, and a
+ * node refuses one that arrives anyway (invalid_input).
+ *
+ * May be included by proto/ and every layer above it.
+ */
+#ifndef CG_LIMITS_H
+#define CG_LIMITS_H
+
+/* list: items per page and the deepest offset. */
+#define CG_LIST_DEFAULT_LIMIT 50
+#define CG_LIST_MAX_LIMIT     500
+#define CG_LIST_MAX_OFFSET    100000
+
+/* grep: matches returned. */
+#define CG_GREP_DEFAULT_MAX 200
+#define CG_GREP_MAX_MAX     10000
+
+#endif
