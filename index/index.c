@@ -846,3 +846,14 @@ cg_index_problems(cg_index *idx)
 	}
 	return json_deep_copy(idx->problems);
 }
+
+int
+cg_index_sql_fail(sqlite3 *db, int rc, const char *what, cg_err *err)
+{
+	int code = cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT
+	           : rc == SQLITE_NOMEM     ? CG_ENOMEM
+	                                    : CG_EIO;
+
+	return cg_err_set(err, code, "%s: %s", what,
+	                  db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+}

@@ -127,4 +127,9 @@ json_t *cg_index_problems(cg_index *idx);
 /* True for an SQLite result code that means the file is damaged. */
 bool cg_sqlite_is_corrupt(int rc);
 
+/* The one translation of a failed SQLite call on db: CG_ECORRUPT for a
+ * damaged file, CG_ENOMEM, else CG_EIO, with the message "<what>:
+ * <sqlite3_errmsg(db)>".  Returns the code. */
+int cg_index_sql_fail(sqlite3 *db, int rc, const char *what, cg_err *err);
+
 #endif

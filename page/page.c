@@ -1525,3 +1525,17 @@ out_fail:
 	cg_buf_fini(&b);
 	return NULL;
 }
+
+const char *
+cg_page_slug(const char *path, size_t *len)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (n > 3 && strcmp(base + n - 3, ".md") == 0)
+		n -= 3;
+	*len = n;
+	return base;
+}

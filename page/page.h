@@ -150,6 +150,10 @@ int cg_page_parse(cg_page *page, const char *text, size_t len, const char *slug,
                   const char *dir_category, cg_err *err);
 void cg_page_fini(cg_page *page);
 
+/* The slug of a page path: its file name without ".md" ("a/b/use-pg.md"
+ * -> "use-pg"), as a span of path: returns its start, *len its length. */
+const char *cg_page_slug(const char *path, size_t *len);
+
 /* The singular category for a wiki directory name ("standards" ->
  * "standard"), or NULL when the directory is not a category directory. */
 const char *cg_category_for_dir(const char *dir);
