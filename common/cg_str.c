@@ -31,3 +31,13 @@ cg_dup_trim(const char *s, size_t n)
 	p[n] = '\0';
 	return p;
 }
+
+void
+cg_strv_free(char **v)
+{
+	if (v == NULL)
+		return;
+	for (size_t i = 0; v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}

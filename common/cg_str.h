@@ -1,6 +1,7 @@
 /*
  * cg_str.h - small string helpers over (pointer, length) spans that every
- * layer shares.  Nothing here allocates except where the name says dup.
+ * layer shares, and the one way to free a NULL-terminated string list.
+ * Nothing here allocates except where the name says dup.
  *
  * May be included by any layer.
  */
@@ -20,5 +21,9 @@ void cg_trim(const char **s, size_t *n, const char *set);
 /* A malloc'd copy of [s, s + n) trimmed of CG_SPACES; NULL when memory
  * runs out. */
 char *cg_dup_trim(const char *s, size_t n);
+
+/* Frees a NULL-terminated array of malloc'd strings and the array itself;
+ * NULL is fine. */
+void cg_strv_free(char **v);
 
 #endif

@@ -5,7 +5,13 @@
  *
  * This module does no I/O: the caller reads the file (capped, no symlinks)
  * and passes the bytes.  Invalid UTF-8 is replaced with U+FFFD and counted,
- * never fatal.
+ * never fatal.  It is four files: page.c (the entry point and the
+ * frontmatter block), fields.c (the normalised fields, categories, dates,
+ * the claim key), body.c (fences, headings, sections) and links.c (the
+ * link scanner), sharing the private page_int.h.
+ *
+ * May be included by page/ and every layer above it (proto, index, node,
+ * federation, gateway, cli), and by the tests.
  */
 #ifndef CG_PAGE_H
 #define CG_PAGE_H

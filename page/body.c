@@ -1,0 +1,407 @@
+/*
+ * body.c - the walk over a page's Markdown body: fenced code blocks, ATX
+ * headings (the outline and the heading path), sections with file line
+ * ranges and size bounds, and the first prose line.  Each line outside a
+ * fence is handed to the link scanner (links.c).
+ *
+ * It must not do I/O or fail on any input except out of memory, and must
+ * stay linear in the input: every line is visited once, and a fence's
+ * extent is measured once, when it opens, over the lines the walk then
+ * reads as its content.  The caps of page.h on sections and headings
+ * (sizes and counts) are enforced here, those on links in links.c.
+ */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/cg_buf.h"
+#include "common/cg_str.h"
+#include "common/cg_utf8.h"
+#include "common/cg_vec.h"
+#include "page/page.h"
+#include "page/page_int.h"
+
+#define FIRST_LINE_MAX 300
+
+/* ------------------------------------------------------------------ */
+/* Body: fences, headings, sections                                    */
+
+/* True when [s, s + n) is only CG_SPACES. */
+static bool
+is_blank(const char *s, size_t n)
+{
+	cg_trim(&s, &n, CG_SPACES);
+	return n == 0;
+}
+
+/* An opening fence: up to 3 spaces, then 3 or more '`' or '~' (a
+ * backtick fence's info string may not hold a backtick). */
+static bool
+fence_open(const char *l, size_t n, char *ch, size_t *len)
+{
+	size_t i = 0;
+	size_t k;
+
+	while (i < 3 && i < n && l[i] == ' ')
+		i++;
+	if (i >= n || (l[i] != '`' && l[i] != '~'))
+		return false;
+	k = i;
+	while (k < n && l[k] == l[i])
+		k++;
+	if (k - i < 3)
+		return false;
+	if (l[i] == '`' && memchr(l + k, '`', n - k) != NULL)
+		return false;
+	*ch = l[i];
+	*len = k - i;
+	return true;
+}
+
+/* A closing fence: the same character, at least as many, then spaces. */
+static bool
+fence_close(const char *l, size_t n, char ch, size_t len)
+{
+	size_t i = 0;
+	size_t k;
+
+	while (i < 3 && i < n && l[i] == ' ')
+		i++;
+	k = i;
+	while (k < n && l[k] == ch)
+		k++;
+	return k - i >= len && is_blank(l + k, n - k);
+}
+
+/* Bytes of a fenced block after its opening line, up to and including
+ * the closing fence (or the end of the text), each line with its '\n'.
+ * s starts at the line after the opening fence. */
+static size_t
+fence_extent(const char *s, size_t n, char ch, size_t len)
+{
+	size_t pos = 0;
+
+	while (pos < n) {
+		const char *nl = memchr(s + pos, '\n', n - pos);
+		size_t end = nl ? (size_t)(nl - s) : n;
+		size_t ll = end - pos;
+
+		if (ll > 0 && s[end - 1] == '\r')
+			ll--;
+		if (fence_close(s + pos, ll, ch, len))
+			return end < n ? end + 1 : n;
+		pos = end + 1;
+	}
+	return n;
+}
+
+/* An ATX heading: up to 3 spaces, 1-6 '#', a space or tab, then text with
+ * an optional closing run of '#'.  Returns the level (0: not a heading)
+ * and the text.  A heading whose text is empty is read as plain text. */
+static int
+atx_heading(const char *l, size_t n, const char **text, size_t *tlen)
+{
+	size_t i = 0;
+	size_t h;
+	size_t e;
+	const char *t;
+	size_t m;
+
+	while (i < 3 && i < n && l[i] == ' ')
+		i++;
+	h = i;
+	while (h < n && h - i < 7 && l[h] == '#')
+		h++;
+	if (h == i || h - i > 6 || h >= n || (l[h] != ' ' && l[h] != '\t'))
+		return 0;
+	t = l + h;
+	m = n - h;
+	cg_trim(&t, &m, CG_SPACES);
+	e = m;
+	while (e > 0 && t[e - 1] == '#')
+		e--;
+	if (e == 0)
+		m = 0;
+	else if (e < m && (t[e - 1] == ' ' || t[e - 1] == '\t'))
+		m = e;
+	cg_trim(&t, &m, CG_SPACES);
+	if (m == 0)
+		return 0;
+	*text = t;
+	*tlen = cg_utf8_clip(t, m, CG_HEADING_MAX_BYTES);
+	return (int)(h - i);
+}
+
+static void
+append(struct cg_pgi_walk *b, const char *p, size_t n)
+{
+	if (b->rc == 0 && cg_buf_append(&b->buf, p, n) != 0)
+		b->rc = CG_ENOMEM;
+}
+
+/* Adds a section (taking body) unless the page already has the most the
+ * index can number. */
+static void
+emit(struct cg_pgi_walk *b, int start, int end, char *body)
+{
+	cg_page *pg = b->pg;
+	char *path = strdup(b->path ? b->path : "");
+	cg_section *sec;
+
+	if (body == NULL || path == NULL) {
+		b->rc = CG_ENOMEM;
+		goto out_free;
+	}
+	/* The first section under a heading starts at the heading's line,
+	 * so a line range always shows the heading that titles it. */
+	if (!b->head_used && b->head_line > 0 && b->head_line < start)
+		start = b->head_line;
+	b->head_used = true;
+	if (pg->nsections >= CG_PAGE_MAX_SECTIONS)
+		goto out_free;
+	if (cg_vec_reserve((void **)&pg->sections, &b->cap_sec, pg->nsections,
+	                   sizeof(*sec)) != 0) {
+		b->rc = CG_ENOMEM;
+		goto out_free;
+	}
+	sec = &pg->sections[pg->nsections++];
+	sec->line_start = start;
+	sec->line_end = end;
+	sec->headings = path;
+	sec->body = body;
+	return;
+out_free:
+	free(path);
+	free(body);
+}
+
+/* Ends the section being built; trailing blank lines are dropped and a
+ * section without a non-blank line is not kept. */
+static void
+flush(struct cg_pgi_walk *b)
+{
+	if (b->start > 0 && b->rc == 0)
+		emit(b, b->start, b->last,
+		     strndup(cg_buf_str(&b->buf), b->keep));
+	cg_buf_reset(&b->buf);
+	b->start = b->last = 0;
+	b->keep = 0;
+}
+
+/* Where to cut a line longer than a section may be: at most
+ * CG_SECTION_MAX_BYTES, on a code point boundary, after a space when one
+ * is in the last quarter. */
+static size_t
+piece_len(const char *l, size_t n)
+{
+	size_t k;
+
+	if (n <= CG_SECTION_MAX_BYTES)
+		return n;
+	k = cg_utf8_clip(l, n, CG_SECTION_MAX_BYTES);
+	for (size_t j = k; j > k - CG_SECTION_MAX_BYTES / 4; j--)
+		if (l[j - 1] == ' ' || l[j - 1] == '\t')
+			return j;
+	return k > 0 ? k : 1;
+}
+
+/* Appends non-blank text of one line to the section being built. */
+static void
+add_piece(struct cg_pgi_walk *b, const char *l, size_t n, int line)
+{
+	bool sep = b->start > 0;
+
+	if (sep && b->buf.len + 1 + n > CG_SECTION_MAX_BYTES) {
+		flush(b);
+		sep = false;
+	}
+	if (sep)
+		append(b, "\n", 1);
+	append(b, l, n);
+	if (b->start == 0)
+		b->start = line;
+	b->last = line;
+	b->keep = b->buf.len;
+}
+
+/* Adds one body line.  A blank line outside a fence ends the section once
+ * it is over the target size; any line that would push it past the hard
+ * maximum starts a new one; a line longer than the maximum is cut. */
+static void
+add_line(struct cg_pgi_walk *b, const char *l, size_t n, int line, bool fenced)
+{
+	if (is_blank(l, n)) {
+		if (b->start == 0)
+			return;
+		if ((!fenced && b->buf.len > CG_SECTION_TARGET_BYTES) ||
+		    b->buf.len + 1 > CG_SECTION_MAX_BYTES)
+			flush(b);
+		else
+			append(b, "\n", 1);
+		return;
+	}
+	while (n > 0 && b->rc == 0) {
+		size_t k = piece_len(l, n);
+
+		if (!is_blank(l, k))
+			add_piece(b, l, k, line);
+		l += k;
+		n -= k;
+		if (n > 0)
+			flush(b);
+	}
+}
+
+/* The heading path: the enclosing headings joined with " > ". */
+static int
+set_path(struct cg_pgi_walk *b)
+{
+	cg_buf p;
+
+	cg_buf_init(&p, SIZE_MAX / 2);
+	for (int i = 0; i < b->depth; i++) {
+		if ((i > 0 && cg_buf_append(&p, " > ", 3) != 0) ||
+		    cg_buf_append(&p, b->ht[i], b->hn[i]) != 0) {
+			cg_buf_fini(&p);
+			return CG_ENOMEM;
+		}
+	}
+	free(b->path);
+	b->path = cg_buf_take(&p);
+	return b->path ? 0 : CG_ENOMEM;
+}
+
+static void
+record_heading(struct cg_pgi_walk *b, int level, const char *t, size_t n,
+               int line)
+{
+	cg_page *pg = b->pg;
+	cg_heading *h;
+	char *text;
+
+	if (pg->title == NULL && level == 1) {
+		pg->title = strndup(t, n);
+		if (pg->title == NULL)
+			b->rc = CG_ENOMEM;
+	}
+	if (pg->nheadings >= CG_PAGE_MAX_HEADINGS || b->rc != 0)
+		return;
+	text = strndup(t, n);
+	if (text == NULL || cg_vec_reserve((void **)&pg->headings, &b->cap_head,
+	                                   pg->nheadings, sizeof(*h)) != 0) {
+		free(text);
+		b->rc = CG_ENOMEM;
+		return;
+	}
+	h = &pg->headings[pg->nheadings++];
+	h->level = level;
+	h->line = line;
+	h->text = text;
+}
+
+/* A heading ends the section before it.  The previous heading, when no
+ * section carries it and this one is not nested under it, gets a section
+ * of its own with an empty body so that it stays searchable. */
+static void
+on_heading(struct cg_pgi_walk *b, int level, const char *t, size_t n, int line)
+{
+	flush(b);
+	if (b->head_line > 0 && !b->head_used && level <= b->head_level)
+		emit(b, b->head_line, b->head_line, strdup(""));
+	record_heading(b, level, t, n, line);
+	while (b->depth > 0 && b->lv[b->depth - 1] >= level)
+		b->depth--;
+	b->lv[b->depth] = level;
+	b->ht[b->depth] = t;
+	b->hn[b->depth] = n;
+	b->depth++;
+	if (b->rc == 0)
+		b->rc = set_path(b);
+	b->head_line = line;
+	b->head_level = level;
+	b->head_used = false;
+}
+
+/* ------------------------------------------------------------------ */
+/* The walk                                                            */
+
+static void
+set_first_line(struct cg_pgi_walk *b, const char *l, size_t n)
+{
+	cg_trim(&l, &n, CG_SPACES);
+	if (n == 0 || b->pg->first_line != NULL)
+		return;
+	b->pg->first_line = strndup(l, cg_utf8_clip(l, n, FIRST_LINE_MAX));
+	if (b->pg->first_line == NULL)
+		b->rc = CG_ENOMEM;
+}
+
+/* One body line; rest is the text after its '\n' (for a fence's size). */
+static void
+body_line(struct cg_pgi_walk *b, const char *l, size_t n, int line,
+          const char *rest, size_t nrest)
+{
+	const char *t;
+	size_t tn;
+	int level;
+
+	if (b->fenced) {
+		if (fence_close(l, n, b->fch, b->flen))
+			b->fenced = false;
+		add_line(b, l, n, line, true);
+		return;
+	}
+	if (fence_open(l, n, &b->fch, &b->flen)) {
+		/* Keep a block whole when it fits in a section. */
+		size_t need =
+		    n + 1 + fence_extent(rest, nrest, b->fch, b->flen);
+
+		if (b->start > 0 &&
+		    b->buf.len + 1 + need > CG_SECTION_MAX_BYTES)
+			flush(b);
+		b->fenced = true;
+		add_line(b, l, n, line, true);
+		return;
+	}
+	level = atx_heading(l, n, &t, &tn);
+	if (level > 0) {
+		on_heading(b, level, t, tn, line);
+	} else {
+		add_line(b, l, n, line, false);
+		set_first_line(b, l, n);
+	}
+	cg_pgi_links_scan(b, l, n, line);
+}
+
+int
+cg_pgi_body_read(cg_page *pg, const char *s, size_t n, size_t pos, int line)
+{
+	struct cg_pgi_walk b;
+
+	memset(&b, 0, sizeof(b));
+	b.pg = pg;
+	cg_buf_init(&b.buf, SIZE_MAX / 2);
+	if (pos == 0 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		pos = 3;
+	while (pos < n && b.rc == 0) {
+		const char *nl = memchr(s + pos, '\n', n - pos);
+		size_t end = nl ? (size_t)(nl - s) : n;
+		size_t len = end - pos;
+		size_t next = end < n ? end + 1 : n;
+
+		if (len > 0 && s[end - 1] == '\r')
+			len--;
+		body_line(&b, s + pos, len, line, s + next, n - next);
+		pos = next;
+		if (line < INT_MAX)
+			line++;
+	}
+	flush(&b);
+	if (b.head_line > 0 && !b.head_used)
+		emit(&b, b.head_line, b.head_line, strdup(""));
+	cg_buf_fini(&b.buf);
+	free(b.path);
+	return b.rc;
+}
