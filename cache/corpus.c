@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "common/cg_fs.h"
+#include "common/cg_json.h"
 
 #define REG_REL   ".hiivmind/corpus/registry.yaml"
 #define GRAPH_REL ".hiivmind/corpus/registry-graph.yaml"
@@ -98,11 +99,11 @@ cg_corpus_registry_load(cg_hm_registry *r, const char *repo, cg_err *err)
 
 /* --- _cache_meta.json ------------------------------------------------- */
 
+/* o[key] into dst (n bytes), "" when it is not a string. */
 static void
-copy_str(char *dst, size_t n, const json_t *v)
+copy_str(char *dst, size_t n, const json_t *o, const char *key)
 {
-	(void)snprintf(dst, n, "%s",
-	               json_is_string(v) ? json_string_value(v) : "");
+	(void)snprintf(dst, n, "%s", cg_json_str(o, key));
 }
 
 int
@@ -128,16 +129,12 @@ cg_cache_meta_read(cg_cache_meta *m, const char *dir, cg_err *err)
 		return cg_err_set(err, CG_EPARSE, "%s/%s: not a JSON object",
 		                  dir, CG_CORPUS_META);
 	}
-	copy_str(m->corpus_id, sizeof(m->corpus_id),
-	         json_object_get(j, "corpus_id"));
-	copy_str(m->source_repo, sizeof(m->source_repo),
-	         json_object_get(j, "source_repo"));
-	copy_str(m->source_ref, sizeof(m->source_ref),
-	         json_object_get(j, "source_ref"));
-	copy_str(m->cached_at, sizeof(m->cached_at),
-	         json_object_get(j, "cached_at"));
-	copy_str(m->cached_commit_sha, sizeof(m->cached_commit_sha),
-	         json_object_get(j, "cached_commit_sha"));
+	copy_str(m->corpus_id, sizeof(m->corpus_id), j, "corpus_id");
+	copy_str(m->source_repo, sizeof(m->source_repo), j, "source_repo");
+	copy_str(m->source_ref, sizeof(m->source_ref), j, "source_ref");
+	copy_str(m->cached_at, sizeof(m->cached_at), j, "cached_at");
+	copy_str(m->cached_commit_sha, sizeof(m->cached_commit_sha), j,
+	         "cached_commit_sha");
 	m->ttl_days = json_number_value(json_object_get(j, "ttl_days"));
 	json_decref(j);
 	return 0;
@@ -232,15 +229,12 @@ cg_corpus_state_read(cg_corpus_state *s, const char *path)
 		json_decref(j);
 		return;
 	}
-	copy_str(s->etag, sizeof(s->etag), json_object_get(j, "etag"));
-	copy_str(s->remote_sha, sizeof(s->remote_sha),
-	         json_object_get(j, "remote_sha"));
-	copy_str(s->checked_at, sizeof(s->checked_at),
-	         json_object_get(j, "checked_at"));
-	copy_str(s->last_error, sizeof(s->last_error),
-	         json_object_get(j, "last_error"));
-	copy_str(s->last_error_at, sizeof(s->last_error_at),
-	         json_object_get(j, "last_error_at"));
+	copy_str(s->etag, sizeof(s->etag), j, "etag");
+	copy_str(s->remote_sha, sizeof(s->remote_sha), j, "remote_sha");
+	copy_str(s->checked_at, sizeof(s->checked_at), j, "checked_at");
+	copy_str(s->last_error, sizeof(s->last_error), j, "last_error");
+	copy_str(s->last_error_at, sizeof(s->last_error_at), j,
+	         "last_error_at");
 	json_decref(j);
 }
 

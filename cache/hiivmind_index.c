@@ -17,9 +17,11 @@
 
 #include <jansson.h>
 
-#include "common/cg_utf8.h"
 #include "cache/hiivmind.h"
 #include "cache/hiivmind_int.h"
+#include "common/cg_str.h"
+#include "common/cg_utf8.h"
+#include "common/cg_vec.h"
 
 #define LIGHTNING "\xE2\x9A\xA1" /* U+26A1, starts the v1 grep hint */
 
@@ -293,18 +295,6 @@ blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* Trims blanks on both ends of [*s, *s + *n). */
-static void
-trim(const char **s, size_t *n)
-{
-	while (*n > 0 && blank(**s)) {
-		(*s)++;
-		(*n)--;
-	}
-	while (*n > 0 && blank((*s)[*n - 1]))
-		(*n)--;
-}
-
 /* The first occurrence of the NUL-terminated pat in s[0, n), or NULL. */
 static const char *
 find(const char *s, size_t n, const char *pat)
@@ -348,7 +338,7 @@ in_fence(struct v1 *st, const char *s, size_t n)
 static void
 v1_heading(struct v1 *st, const char *s, size_t n)
 {
-	trim(&s, &n);
+	cg_trim(&s, &n, CG_BLANKS);
 	free(st->category);
 	st->category = NULL;
 	if (n == 0)
@@ -387,7 +377,7 @@ v1_desc(const char **s, size_t *n)
 	}
 	if (hint != NULL)
 		*n = (size_t)(hint - *s);
-	trim(s, n);
+	cg_trim(s, n, CG_BLANKS);
 	for (size_t i = 0; seps[i] != NULL; i++) {
 		size_t k = strlen(seps[i]);
 
@@ -397,26 +387,18 @@ v1_desc(const char **s, size_t *n)
 			break;
 		}
 	}
-	trim(s, n);
+	cg_trim(s, n, CG_BLANKS);
 }
 
 /* Makes room for one more entry. */
 static bool
 v1_room(struct v1 *st)
 {
-	size_t cap = st->cap > 0 ? st->cap * 2 : 64;
-	cg_hm_entry *v;
-
-	if (st->ix->n < st->cap)
+	if (cg_vec_reserve((void **)&st->ix->v, &st->cap, st->ix->n,
+	                   sizeof(*st->ix->v)) == 0)
 		return true;
-	v = realloc(st->ix->v, cap * sizeof(*v));
-	if (v == NULL) {
-		cg_hmi_nomem(&st->h);
-		return false;
-	}
-	st->ix->v = v;
-	st->cap = cap;
-	return true;
+	cg_hmi_nomem(&st->h);
+	return false;
 }
 
 /* Builds the entry of one matched line. */
@@ -482,7 +464,7 @@ v1_entry(struct v1 *st, const char *s, size_t n, size_t lineno)
 	clen = (size_t)(c_end - code);
 	rest = c_end + 1;
 	rlen = n - (size_t)(rest - s);
-	trim(&code, &clen);
+	cg_trim(&code, &clen, CG_BLANKS);
 	colon = memchr(code, ':', clen);
 	if (colon == NULL)
 		return; /* a code span, not an entry reference */
@@ -498,7 +480,7 @@ v1_entry(struct v1 *st, const char *s, size_t n, size_t lineno)
 		            where, cg_hmi_q(q, ref));
 		return;
 	}
-	trim(&s, &tlen);
+	cg_trim(&s, &tlen, CG_BLANKS);
 	v1_desc(&rest, &rlen);
 	v1_add(st, s, tlen, code, clen, (size_t)(colon - code), rest, rlen,
 	       where);

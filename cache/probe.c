@@ -26,6 +26,9 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "common/cg_json.h"
+#include "common/cg_str.h"
+
 #define BODY_MAX       4096 /* bytes of reply body kept; more aborts */
 #define NAME_MAX_LEN   100  /* an owner or a repository name */
 #define REF_MAX        1024 /* a ref before encoding */
@@ -142,18 +145,6 @@ scrub(cg_err *err, const char *secret)
 		return;
 	while ((p = strstr(err->msg, secret)) != NULL)
 		memset(p, '*', slen);
-}
-
-/* Trims ASCII whitespace off both ends of [*p, *p + *n). */
-static void
-trim(const char **p, size_t *n)
-{
-	while (*n > 0 && isspace((unsigned char)(*p)[0])) {
-		(*p)++;
-		(*n)--;
-	}
-	while (*n > 0 && isspace((unsigned char)(*p)[*n - 1]))
-		(*n)--;
 }
 
 /* A non-negative decimal of at most 18 digits, else -1. */
@@ -370,7 +361,7 @@ on_header(char *p, size_t size, size_t nmemb, void *ud)
 	name_len = (size_t)(colon - p);
 	v = colon + 1;
 	vn = n - name_len - 1;
-	trim(&v, &vn);
+	cg_trim(&v, &vn, CG_SPACES);
 	if (named(p, name_len, "ETag")) {
 		rp->etag[0] = '\0';
 		if (vn > 0 && vn < sizeof(rp->etag)) {
@@ -522,10 +513,10 @@ static void
 server_message(const struct probe *pr, char *out, size_t cap)
 {
 	json_t *v = json_loadb(pr->rp.body, pr->rp.len, 0, NULL);
-	const char *m = json_string_value(json_object_get(v, "message"));
+	const char *m = cg_json_str(v, "message");
 
 	out[0] = '\0';
-	if (m != NULL && m[0] != '\0') {
+	if (m[0] != '\0') {
 		char q[QUOTE_MAX + 16];
 
 		quote(q, sizeof(q), m, strlen(m), QUOTE_MAX, pr->rq->token);
@@ -601,7 +592,7 @@ take_sha(const struct probe *pr, cg_probe_res *rs, cg_err *err)
 	char q[QUOTE_MAX + 8];
 	bool ok;
 
-	trim(&p, &n);
+	cg_trim(&p, &n, CG_SPACES);
 	ok = n == 40;
 	for (size_t i = 0; ok && i < n; i++)
 		ok = isxdigit((unsigned char)p[i]) != 0;

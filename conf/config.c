@@ -16,6 +16,7 @@
 
 #include "common/cg_args.h"
 #include "common/cg_fs.h"
+#include "common/cg_json.h"
 #include "common/cg_yaml.h"
 
 /* Unknown keys are errors, naming the file and the valid keys. */
@@ -164,8 +165,8 @@ load_node(cg_conf_node *n, const json_t *o, const char *file, cg_err *err)
 static int
 load_secret(cg_conf_token *t, const json_t *o, const char *file, cg_err *err)
 {
-	const char *env = json_string_value(json_object_get(o, "secret_env"));
-	const char *path = json_string_value(json_object_get(o, "secret_file"));
+	const char *env = cg_json_str_or_null(o, "secret_env");
+	const char *path = cg_json_str_or_null(o, "secret_file");
 	char *text = NULL;
 	size_t n;
 

@@ -24,6 +24,8 @@
 
 #include "cache/corpus.h"
 #include "common/cg_fs.h"
+#include "common/cg_json.h"
+#include "common/cg_vec.h"
 
 #define MANIFEST_MAX (1u << 20)
 #define SCHEMA       "guild.workspace.v1"
@@ -39,23 +41,6 @@ struct build {
 	size_t nseen;
 	size_t cap_seen;
 };
-
-static int
-reserve(void **v, size_t *cap, size_t n, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 8;
-	p = realloc(*v, ncap * elem);
-	if (p == NULL)
-		return CG_ENOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
-}
 
 static int ws_warn(cg_workspace *ws, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -98,8 +83,8 @@ claim(struct build *b, const char *name)
 {
 	char *s = strdup(name);
 
-	if (s == NULL || reserve((void **)&b->seen, &b->cap_seen, b->nseen,
-	                         sizeof(char *)) != 0) {
+	if (s == NULL || cg_vec_reserve((void **)&b->seen, &b->cap_seen,
+	                                b->nseen, sizeof(char *)) != 0) {
 		free(s);
 		return CG_ENOMEM;
 	}
@@ -135,8 +120,8 @@ add_source(struct build *b, const char *name, char *repo, char *wiki,
 	cg_workspace *ws = b->ws;
 	cg_source *s;
 
-	if (reserve((void **)&ws->sources, &b->cap_src, ws->nsources,
-	            sizeof(*s)) != 0) {
+	if (cg_vec_reserve((void **)&ws->sources, &b->cap_src, ws->nsources,
+	                   sizeof(*s)) != 0) {
 		free(repo);
 		free(wiki);
 		return CG_ENOMEM;
@@ -291,19 +276,11 @@ resolve_path(struct build *b, const char *name, const char *path, char **out)
 	return 0;
 }
 
-static const char *
-str_of(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 /* One sub_guilds[] entry. */
 static int
 manifest_entry(struct build *b, size_t i, const json_t *e)
 {
-	const char *name = str_of(e, "name");
+	const char *name = cg_json_str_or_null(e, "name");
 	char *real = NULL;
 	int rc;
 
@@ -323,11 +300,12 @@ manifest_entry(struct build *b, size_t i, const json_t *e)
 		               name);
 	rc = claim(b, name);
 	if (rc == 0)
-		rc = resolve_path(b, name, str_of(e, "path"), &real);
+		rc = resolve_path(b, name, cg_json_str_or_null(e, "path"),
+		                  &real);
 	if (rc != 0 || real == NULL)
 		return rc;
-	return add_sub_guild(b, name, real, str_of(e, "kind"),
-	                     str_of(e, "remote"),
+	return add_sub_guild(b, name, real, cg_json_str_or_null(e, "kind"),
+	                     cg_json_str_or_null(e, "remote"),
 	                     !json_is_false(json_object_get(e, "has_wiki")));
 }
 
@@ -352,7 +330,7 @@ add_root(struct build *b)
 static int
 read_manifest_object(struct build *b, const json_t *m)
 {
-	const char *schema = str_of(m, "schema");
+	const char *schema = cg_json_str_or_null(m, "schema");
 	const json_t *rw = json_object_get(m, "root_wiki");
 	const json_t *subs = json_object_get(m, "sub_guilds");
 	const json_t *e;

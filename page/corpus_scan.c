@@ -14,6 +14,7 @@
 
 #include "cache/corpus.h"
 #include "common/cg_fs.h"
+#include "common/cg_json.h"
 
 static json_t *
 str_list(char **v)
@@ -353,9 +354,8 @@ section_text(const json_t *ov)
 	size_t i;
 
 	json_array_foreach(json_object_get(ov, "sections"), i, s) {
-		const char *t = json_string_value(json_object_get(s, "title"));
-		const char *m =
-		    json_string_value(json_object_get(s, "summary"));
+		const char *t = cg_json_str_or_null(s, "title");
+		const char *m = cg_json_str_or_null(s, "summary");
 
 		if (t != NULL)
 			json_array_append_new(a, json_string(t));
@@ -394,14 +394,13 @@ cg_page_overlay(cg_page *p, const json_t *ov)
 char *
 cg_corpus_virtual_text(const json_t *ov, size_t *len)
 {
-	const char *t = json_string_value(json_object_get(ov, "title"));
-	const char *s = json_string_value(json_object_get(ov, "summary"));
-	size_t n = (t ? strlen(t) : 0) + (s ? strlen(s) : 0) + 8;
+	const char *t = cg_json_str(ov, "title");
+	const char *s = cg_json_str(ov, "summary");
+	size_t n = strlen(t) + strlen(s) + 8;
 	char *text = malloc(n);
 
 	if (text == NULL)
 		return NULL;
-	*len =
-	    (size_t)snprintf(text, n, "# %s\n\n%s\n", t ? t : "", s ? s : "");
+	*len = (size_t)snprintf(text, n, "# %s\n\n%s\n", t, s);
 	return text;
 }

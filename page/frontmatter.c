@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/cg_buf.h"
+#include "common/cg_str.h"
 #include "common/cg_utf8.h"
 #include "common/cg_yaml.h"
 
@@ -121,18 +122,6 @@ is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* Trims spaces and tabs on both ends of [*s, *s + *n). */
-static void
-trim(const char **s, size_t *n)
-{
-	while (*n > 0 && is_blank(**s)) {
-		(*s)++;
-		(*n)--;
-	}
-	while (*n > 0 && is_blank((*s)[*n - 1]))
-		(*n)--;
-}
-
 /* Cuts a YAML comment (`#` at the start or after a blank) and trims. */
 static void
 strip_comment(const char **s, size_t *n)
@@ -143,7 +132,7 @@ strip_comment(const char **s, size_t *n)
 			break;
 		}
 	}
-	trim(s, n);
+	cg_trim(s, n, CG_BLANKS);
 }
 
 /* True when only blanks or a comment follow. */
@@ -209,7 +198,7 @@ flow_item(const char *s, size_t n, size_t *i, cg_buf *tmp)
 	}
 	p = s + start;
 	len = *i - start;
-	trim(&p, &len);
+	cg_trim(&p, &len, CG_BLANKS);
 	return len > 0 ? cg_yaml_scalar(p, len) : NULL;
 }
 
@@ -353,7 +342,7 @@ on_key(struct lenient *l, const char *key, size_t klen, const char *v, size_t n)
 	l->may_list = false;
 	l->key = key;
 	l->key_len = klen;
-	trim(&v, &n);
+	cg_trim(&v, &n, CG_BLANKS);
 	if (n > 0 && (v[0] == '"' || v[0] == '\''))
 		j = quoted_value(l, v, n);
 	else if (l->hostile && n > 0 && strchr("[{&*!|>", v[0]) != NULL)
@@ -385,7 +374,7 @@ on_item(struct lenient *l, const char *v, size_t n)
 		}
 		l->may_list = false;
 	}
-	trim(&v, &n);
+	cg_trim(&v, &n, CG_BLANKS);
 	if (n > 0 && (v[0] == '"' || v[0] == '\''))
 		j = quoted_value(l, v, n);
 	if (j == NULL) {
@@ -427,7 +416,7 @@ key_line(const char *s, size_t n, size_t *colon)
 static void
 on_indented(struct lenient *l, const char *s, size_t n)
 {
-	trim(&s, &n);
+	cg_trim(&s, &n, CG_BLANKS);
 	if (l->cont == CONT_LITERAL || l->cont == CONT_FOLDED)
 		extend(l, s, n);
 	else if (is_item(s, n) && (l->list != NULL || l->may_list))

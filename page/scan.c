@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/cg_fs.h"
+#include "common/cg_vec.h"
 #include "page/page.h"
 
 #define SCAN_MAX_ENTRIES 1000000
@@ -51,15 +52,8 @@ push_entry(cg_scan *s, const char *rel, const char *category,
 
 	if (s->n >= SCAN_MAX_ENTRIES)
 		return CG_ETOOBIG;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		cg_scan_entry *v = realloc(s->v, cap * sizeof(*v));
-
-		if (v == NULL)
-			return CG_ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (cg_vec_reserve((void **)&s->v, &s->cap, s->n, sizeof(*s->v)) != 0)
+		return CG_ENOMEM;
 	e = &s->v[s->n];
 	e->rel = strdup(rel);
 	if (e->rel == NULL)
@@ -105,16 +99,10 @@ visit(cg_scan *s, const struct pending *dir, const char *name,
 		if (name[0] == '.' || name[0] == '_' ||
 		    dir->depth + 1 > SCAN_MAX_DEPTH)
 			goto out;
-		if (*nstack == *capstack) {
-			size_t cap = *capstack ? *capstack * 2 : 16;
-			struct pending *v = realloc(*stack, cap * sizeof(*v));
-
-			if (v == NULL) {
-				rc = CG_ENOMEM;
-				goto out;
-			}
-			*stack = v;
-			*capstack = cap;
+		if (cg_vec_reserve((void **)stack, capstack, *nstack,
+		                   sizeof(**stack)) != 0) {
+			rc = CG_ENOMEM;
+			goto out;
 		}
 		(*stack)[*nstack] = (struct pending){
 		    abs, rel,
