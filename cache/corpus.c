@@ -19,6 +19,7 @@
 
 #include "common/cg_fs.h"
 #include "common/cg_json.h"
+#include "common/cg_str.h"
 
 #define REG_REL   ".hiivmind/corpus/registry.yaml"
 #define GRAPH_REL ".hiivmind/corpus/registry-graph.yaml"
@@ -409,9 +410,7 @@ cg_corpus_fini(cg_corpus *c)
 	if (c->has_graph)
 		cg_hm_graph_fini(&c->graph);
 	cg_hm_index_fini(&c->index);
-	for (size_t i = 0; c->warnings != NULL && c->warnings[i]; i++)
-		free(c->warnings[i]);
-	free(c->warnings);
+	cg_strv_free(c->warnings);
 	free(c->dir);
 	memset(c, 0, sizeof(*c));
 }

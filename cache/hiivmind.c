@@ -18,10 +18,11 @@
 
 #include <jansson.h>
 
+#include "cache/hiivmind_int.h"
 #include "common/cg_buf.h"
+#include "common/cg_str.h"
 #include "common/cg_utf8.h"
 #include "common/cg_yaml.h"
-#include "cache/hiivmind_int.h"
 
 #define TTL_DEFAULT_S (7L * 86400L)
 #define TTL_MAX_S     (3650L * 86400L) /* ten years, fits a 32-bit long */
@@ -233,16 +234,6 @@ cg_hmi_strlist(struct cg_hmi *h, const json_t *v)
 			k++;
 	}
 	return l;
-}
-
-void
-cg_hmi_strlist_free(char **l)
-{
-	if (l == NULL)
-		return;
-	for (size_t i = 0; l[i] != NULL; i++)
-		free(l[i]);
-	free(l);
 }
 
 static bool
@@ -676,7 +667,7 @@ cg_hm_registry_fini(cg_hm_registry *r)
 	for (size_t i = 0; i < r->n; i++)
 		reg_corpus_free(&r->v[i]);
 	free(r->v);
-	cg_hmi_strlist_free(r->warnings);
+	cg_strv_free(r->warnings);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -812,11 +803,11 @@ cg_hm_config_fini(cg_hm_config *c)
 		return;
 	free(c->name);
 	free(c->display_name);
-	cg_hmi_strlist_free(c->keywords);
+	cg_strv_free(c->keywords);
 	for (size_t i = 0; i < c->nsources; i++)
 		source_free(&c->sources[i]);
 	free(c->sources);
-	cg_hmi_strlist_free(c->warnings);
+	cg_strv_free(c->warnings);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -17,6 +17,7 @@
 
 #include "cache/hiivmind.h"
 #include "cache/hiivmind_int.h"
+#include "common/cg_str.h"
 
 /* --------------------------------------------------------------- graph */
 
@@ -196,13 +197,13 @@ cg_hm_graph_fini(cg_hm_graph *g)
 		free(g->concepts[i].id);
 		free(g->concepts[i].label);
 		free(g->concepts[i].description);
-		cg_hmi_strlist_free(g->concepts[i].tags);
+		cg_strv_free(g->concepts[i].tags);
 	}
 	free(g->concepts);
 	for (size_t i = 0; i < g->nrels; i++)
 		link_free(&g->rels[i]);
 	free(g->rels);
-	cg_hmi_strlist_free(g->warnings);
+	cg_strv_free(g->warnings);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -392,6 +393,6 @@ cg_hm_reggraph_fini(cg_hm_reggraph *rg)
 	for (size_t i = 0; i < rg->naliases; i++)
 		alias_free(&rg->aliases[i]);
 	free(rg->aliases);
-	cg_hmi_strlist_free(rg->warnings);
+	cg_strv_free(rg->warnings);
 	memset(rg, 0, sizeof(*rg));
 }

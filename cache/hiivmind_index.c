@@ -34,9 +34,9 @@ entry_free(cg_hm_entry *e)
 	free(e->title);
 	free(e->summary);
 	free(e->category);
-	cg_hmi_strlist_free(e->tags);
-	cg_hmi_strlist_free(e->keywords);
-	cg_hmi_strlist_free(e->concepts);
+	cg_strv_free(e->tags);
+	cg_strv_free(e->keywords);
+	cg_strv_free(e->concepts);
 	free(e->stale_since);
 	free(e->parent);
 	free(e->anchor);
@@ -50,7 +50,7 @@ cg_hm_index_fini(cg_hm_index *ix)
 	for (size_t i = 0; i < ix->n; i++)
 		entry_free(&ix->v[i]);
 	free(ix->v);
-	cg_hmi_strlist_free(ix->warnings);
+	cg_strv_free(ix->warnings);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -250,7 +250,6 @@ cg_hm_index_parse_v2(cg_hm_index *out, const char *text, size_t len,
 	struct cg_hmi h;
 	json_t *root;
 	const json_t *list;
-	size_t n;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -260,19 +259,10 @@ cg_hm_index_parse_v2(cg_hm_index *out, const char *text, size_t len,
 	cg_hmi_init(&h, err);
 	out->version = 2;
 	list = json_object_get(root, "entries");
-	n = json_array_size(list);
-	if (list != NULL && !json_is_null(list) && !json_is_array(list))
-		cg_hmi_warn(&h, "entries: not a list; ignored");
-	out->v = calloc(n > 0 ? n : 1, sizeof(*out->v));
-	if (out->v == NULL)
-		cg_hmi_nomem(&h);
-	for (size_t i = 0; h.rc == 0 && i < n; i++)
+	out->v = cg_hmi_alloc_items(&h, list, "entries", sizeof(*out->v));
+	for (size_t i = 0; h.rc == 0 && i < json_array_size(list); i++)
 		v2_entry(&h, out, i, json_array_get(list, i));
-	json_decref(root);
-	if (h.rc == 0)
-		out->warnings = cg_hmi_warn_take(&h);
-	rc = h.rc;
-	cg_hmi_fini(&h);
+	rc = cg_hmi_finish(&h, root, &out->warnings);
 	if (rc != 0)
 		cg_hm_index_fini(out);
 	return rc;
@@ -554,10 +544,7 @@ cg_hm_index_parse_v1(cg_hm_index *out, const char *text, size_t len,
 		if (out->v == NULL)
 			cg_hmi_nomem(&st.h);
 	}
-	if (st.h.rc == 0)
-		out->warnings = cg_hmi_warn_take(&st.h);
-	rc = st.h.rc;
-	cg_hmi_fini(&st.h);
+	rc = cg_hmi_finish(&st.h, NULL, &out->warnings);
 	if (rc != 0)
 		cg_hm_index_fini(out);
 	return rc;

@@ -3,8 +3,10 @@
  * config), cache/hiivmind_index.c (index.yaml, index.md, cross-file
  * checks) and cache/hiivmind_graph.c (graph, registry-graph): the parse context
  * with its sticky error and capped warning list, the YAML loader wrapper,
- * string copies, id and path checks.  Only cache/hiivmind*.c include this;
- * nothing else may.
+ * string copies, id and path checks.
+ *
+ * Private to cache/: only cache/hiivmind.c, cache/hiivmind_index.c and
+ * cache/hiivmind_graph.c include it; nothing else may.
  */
 #ifndef CG_HIIVMIND_INT_H
 #define CG_HIIVMIND_INT_H
@@ -62,8 +64,8 @@ char *cg_hmi_dupn(struct cg_hmi *h, const char *s, size_t n);
  * memory (recorded). */
 void *cg_hmi_alloc_items(struct cg_hmi *h, const json_t *list, const char *name,
                          size_t size);
-/* Drops root, hands the warnings to *warnings, frees what h holds;
- * returns the parse result. */
+/* Drops root (may be NULL), hands the warnings to *warnings when the
+ * parse succeeded, frees what h holds; returns the parse result. */
 int cg_hmi_finish(struct cg_hmi *h, json_t *root, char ***warnings);
 
 /* The text of v when it is a string without a NUL byte, else NULL. */
@@ -72,9 +74,9 @@ const char *cg_hmi_text(const json_t *v);
 const char *cg_hmi_str(const json_t *obj, const char *key);
 /* A copy of obj[key] when it is such a string, else NULL. */
 char *cg_hmi_opt(struct cg_hmi *h, const json_t *obj, const char *key);
-/* A NULL-terminated list from a list of strings or one string. */
+/* A NULL-terminated list from a list of strings or one string (freed
+ * with cg_strv_free). */
 char **cg_hmi_strlist(struct cg_hmi *h, const json_t *v);
-void cg_hmi_strlist_free(char **l);
 
 /* [A-Za-z0-9._-]{1,255}, not "." or "..". */
 bool cg_hmi_safe_id(const char *s, size_t n);

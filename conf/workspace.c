@@ -25,6 +25,7 @@
 #include "cache/corpus.h"
 #include "common/cg_fs.h"
 #include "common/cg_json.h"
+#include "common/cg_str.h"
 #include "common/cg_vec.h"
 
 #define MANIFEST_MAX (1u << 20)
@@ -661,10 +662,7 @@ cg_workspace_fini(cg_workspace *ws)
 		cg_source_fini(&ws->sources[i]);
 	}
 	free(ws->sources);
-	if (ws->warnings != NULL)
-		for (size_t i = 0; ws->warnings[i] != NULL; i++)
-			free(ws->warnings[i]);
-	free(ws->warnings);
+	cg_strv_free(ws->warnings);
 	free(ws->name);
 	free(ws->root);
 	memset(ws, 0, sizeof(*ws));

@@ -15,6 +15,7 @@
 #include "cache/corpus.h"
 #include "common/cg_fs.h"
 #include "common/cg_json.h"
+#include "common/cg_str.h"
 
 static json_t *
 str_list(char **v)
@@ -280,9 +281,7 @@ cg_scan_source(cg_scan *out, const char *repo, const char *wiki,
 void
 cg_corpus_warnings_free(char **w)
 {
-	for (size_t i = 0; w != NULL && w[i] != NULL; i++)
-		free(w[i]);
-	free(w);
+	cg_strv_free(w);
 }
 
 /* --- the overlay on a parsed page ------------------------------------ */

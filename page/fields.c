@@ -25,11 +25,15 @@
 /* ------------------------------------------------------------------ */
 /* Categories and dates                                                */
 
-static const struct {
-	const char *one;    /* the enum value */
-	const char *dir;    /* its wiki directory */
-	const char *plural; /* the plural a person types */
-} categories[] = {
+/* The forms of a category's name: columns of the table below. */
+enum form {
+	ONE = 0,    /* the enum value */
+	DIR = 1,    /* its wiki directory */
+	PLURAL = 2, /* the plural a person types */
+	NFORMS = 3,
+};
+
+static const char *const categories[][NFORMS] = {
     {"context", "context", "contexts"},  {"standard", "standards", "standards"},
     {"product", "products", "products"}, {"entity", "entities", "entities"},
     {"concept", "concepts", "concepts"}, {"decision", "decisions", "decisions"},
@@ -38,37 +42,34 @@ static const struct {
 
 #define NCATEGORIES (sizeof(categories) / sizeof(categories[0]))
 
+/* The enum value of the category whose form f is exactly s, or NULL. */
+static const char *
+lookup(const char *s, enum form f)
+{
+	if (s == NULL)
+		return NULL;
+	for (size_t i = 0; i < NCATEGORIES; i++)
+		if (strcmp(s, categories[i][f]) == 0)
+			return categories[i][ONE];
+	return NULL;
+}
+
 const char *
 cg_category_for_dir(const char *dir)
 {
-	if (dir == NULL)
-		return NULL;
-	for (size_t i = 0; i < NCATEGORIES; i++)
-		if (strcmp(dir, categories[i].dir) == 0)
-			return categories[i].one;
-	return NULL;
+	return lookup(dir, DIR);
 }
 
 int
 cg_category_valid(const char *s)
 {
-	if (s == NULL)
-		return 0;
-	for (size_t i = 0; i < NCATEGORIES; i++)
-		if (strcmp(s, categories[i].one) == 0)
-			return 1;
-	return 0;
+	return lookup(s, ONE) != NULL;
 }
 
 const char *
 cg_category_singular(const char *s)
 {
-	if (s == NULL)
-		return NULL;
-	for (size_t i = 0; i < NCATEGORIES; i++)
-		if (strcmp(s, categories[i].plural) == 0)
-			return categories[i].one;
-	return NULL;
+	return lookup(s, PLURAL);
 }
 
 const char *
@@ -357,10 +358,9 @@ category_of(const char *s)
 	if (s == NULL)
 		return NULL;
 	for (size_t i = 0; i < NCATEGORIES; i++)
-		if (strcasecmp(s, categories[i].one) == 0 ||
-		    strcasecmp(s, categories[i].plural) == 0 ||
-		    strcasecmp(s, categories[i].dir) == 0)
-			return categories[i].one;
+		for (int f = 0; f < NFORMS; f++)
+			if (strcasecmp(s, categories[i][f]) == 0)
+				return categories[i][ONE];
 	return NULL;
 }
 
