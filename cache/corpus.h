@@ -22,6 +22,9 @@
  * local sources at path, both inside the corpus folder).
  *
  * Must not: fetch, probe, index.
+ *
+ * May be included by cache/ and every layer above it (conf, page, proto,
+ * index, node, federation, gateway, cli).
  */
 #ifndef CG_CORPUS_H
 #define CG_CORPUS_H
@@ -30,8 +33,8 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "common/cg_err.h"
 #include "cache/hiivmind.h"
+#include "common/cg_err.h"
 
 #define CG_CORPUS_DIR   "docs" /* folder of the sources' documents */
 #define CG_CORPUS_STATE ".corpus-gw"

@@ -23,6 +23,10 @@
  * run waits up to lock_wait_ms, then gives up saying so).  With the lock
  * held, the leftovers of a killed run (stage folders, temporary files, git
  * lock files) are removed first.
+ *
+ * May be included by cache/ and every layer above it (conf, page, proto,
+ * index, node, federation, gateway, cli); today cli/ (the fetch command) uses
+ * it.
  */
 #ifndef CG_FETCH_H
 #define CG_FETCH_H

@@ -20,6 +20,10 @@
  * deadline still bounds a child that deadlocks).
  *
  * Must not: parse corpus files, talk HTTP, know about _cache_meta.json.
+ *
+ * May be included by cache/ only (fetch.c drives it), the tests and the
+ * fuzz targets: libgit2 stays behind this one module, and the layers
+ * above fetch through cache/fetch.h.
  */
 #ifndef CG_GIT_H
 #define CG_GIT_H

@@ -5,7 +5,7 @@
  * the project-level registry-graph.yaml.
  *
  * Parsing only: nothing here touches the network, the cache or an index.
- * YAML is read with the bounded event-API reader of node/frontmatter.c
+ * YAML is read with the bounded event-API reader of common/cg_yaml.h
  * (aliases refused, depth and node count capped), never with a recursive
  * walk of a libyaml document.  Implemented in cache/hiivmind.c (registry,
  * config, shared helpers), cache/hiivmind_index.c (index.yaml, index.md,
@@ -36,6 +36,9 @@
  *   empty strings and other non-string items are skipped.
  * - Item order is file order (jansson keeps mapping keys in insertion
  *   order, so concepts and aliases come out as written).
+ *
+ * May be included by cache/ and every layer above it (conf, page, proto,
+ * index, node, federation, gateway, cli).
  */
 #ifndef CG_HIIVMIND_H
 #define CG_HIIVMIND_H

@@ -27,6 +27,9 @@
  *   an error, the start of a bad body, a Location) is reduced to printable
  *   ASCII, capped, and has the token replaced by "[redacted]"; the final
  *   message is scrubbed of the token once more.
+ *
+ * May be included by cache/ and every layer above it (conf, page, proto,
+ * index, node, federation, gateway, cli).
  */
 #ifndef CG_PROBE_H
 #define CG_PROBE_H

@@ -4,6 +4,8 @@
  * rules and one wording for every surface: an unknown key names the valid
  * ones; a value of the wrong type names its key and the expected type;
  * absent and null mean "not given".
+ *
+ * May be included by any layer.
  */
 #ifndef CG_ARGS_H
 #define CG_ARGS_H

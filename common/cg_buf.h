@@ -3,6 +3,8 @@
  * dynbuf).  Every buffer fed from a file or the network has a cap; growing
  * past it fails with CG_ETOOBIG instead of allocating whatever a peer claims.
  * The data is always NUL-terminated so it can be used as a C string.
+ *
+ * May be included by any layer.
  */
 #ifndef CG_BUF_H
 #define CG_BUF_H

@@ -5,6 +5,8 @@
  * cg_code and, when the caller passes a cg_err, fills it once, where the
  * failure is detected, with a message that names the context (path, node,
  * URL).  Callers pass the struct up unchanged.  Nothing here allocates.
+ *
+ * May be included by any layer.
  */
 #ifndef CG_ERR_H
 #define CG_ERR_H

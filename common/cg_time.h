@@ -2,6 +2,8 @@
  * cg_time.h - the one monotonic clock every module times and waits with
  * (deadlines, backoff, evidence timings).  Never the wall clock: a clock
  * step must not expire a deadline.
+ *
+ * May be included by any layer.
  */
 #ifndef CG_TIME_H
 #define CG_TIME_H

@@ -1,6 +1,8 @@
 /*
  * cg_utf8.h - UTF-8 decoding and validation.  The tokenizer, the page reader
  * and the JSON writers share this one decoder; nothing else decodes UTF-8.
+ *
+ * May be included by any layer.
  */
 #ifndef CG_UTF8_H
 #define CG_UTF8_H

@@ -22,6 +22,9 @@
  * Read with the bounded YAML reader of common/cg_yaml.h (no aliases,
  * depth and size capped).  Strict: an unknown key, a missing required key
  * or a value of the wrong type is CG_EINVAL naming the key and the file.
+ *
+ * May be included by conf/ and every layer above it (page, proto, index,
+ * node, federation, gateway, cli).
  */
 #ifndef CG_CONFIG_H
 #define CG_CONFIG_H

@@ -4,7 +4,8 @@
  * (conf/workspace.h) makes them; nodes and indexes take them as borrowed
  * `const cg_source *` and copy what they keep.
  *
- * May be included by any layer above conf/.
+ * May be included by conf/ and every layer above it (page, proto, index,
+ * node, federation, gateway, cli).
  */
 #ifndef CG_SOURCE_H
 #define CG_SOURCE_H

@@ -7,6 +7,9 @@
  * index: the root wiki ("root") when the workspace root has .guild/wiki/,
  * and each sub-guild whose .guild/wiki/ exists.  Read-only: corpus-gw never
  * writes into a user's .guild/.
+ *
+ * May be included by conf/ and every layer above it (page, proto, index,
+ * node, federation, gateway, cli).
  */
 #ifndef CG_WORKSPACE_H
 #define CG_WORKSPACE_H

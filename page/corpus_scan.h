@@ -11,6 +11,9 @@
  * summary, and `read` answers not_found for it.
  *
  * Must not: write the index, fetch anything.
+ *
+ * May be included by page/ and every layer above it (proto, index, node,
+ * federation, gateway, cli).
  */
 #ifndef CG_CORPUS_SCAN_H
 #define CG_CORPUS_SCAN_H

@@ -33,6 +33,9 @@
  *   replaced by U+FFFD (NUL bytes dropped): LENIENT, or BROKEN if no key.
  * - err line numbers count lines of the YAML block (its first line is 1);
  *   add one for the page line when the block came from cg_fm_split.
+ *
+ * May be included by page/ and every layer above it (proto, index, node,
+ * federation, gateway, cli).
  */
 #ifndef CG_FRONTMATTER_H
 #define CG_FRONTMATTER_H

@@ -47,6 +47,9 @@
  *   CG_GREP_CONTEXT bytes before it with a leading "…".
  *
  * One cg_grep is used by one thread at a time.
+ *
+ * May be included by page/ and every layer above it (proto, index, node,
+ * federation, gateway, cli).
  */
 #ifndef CG_GREP_H
 #define CG_GREP_H

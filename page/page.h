@@ -11,7 +11,7 @@
  * link scanner), sharing the private page_int.h.
  *
  * May be included by page/ and every layer above it (proto, index, node,
- * federation, gateway, cli), and by the tests.
+ * federation, gateway, cli).
  */
 #ifndef CG_PAGE_H
 #define CG_PAGE_H

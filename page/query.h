@@ -32,6 +32,9 @@
  *     ALL     {title headings body} : ("a" "b" "限 衍")
  *     SOME    {title headings body} : ("a" OR "b" OR "限 衍")
  *     META    {tags meta} : ("a" OR "b" OR "限 衍")
+ *
+ * May be included by page/ and every layer above it (proto, index, node,
+ * federation, gateway, cli).
  */
 #ifndef CG_QUERY_H
 #define CG_QUERY_H

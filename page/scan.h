@@ -6,6 +6,9 @@
  * starts with '.' or '_' (hidden and archive folders).  Symlinks are never
  * followed: a symlinked page or folder is listed with its kind so the
  * caller can report it.  Paths are relative to the repository root.
+ *
+ * May be included by page/ and every layer above it (proto, index, node,
+ * federation, gateway, cli).
  */
 #ifndef CG_SCAN_H
 #define CG_SCAN_H
@@ -29,7 +32,7 @@ typedef struct cg_scan_entry {
 	int64_t size;
 	int64_t mtime_ns;
 	enum cg_scan_kind kind;
-	/* Corpus sources (node/corpus_scan.c) only, else NULL/false: */
+	/* Corpus sources (page/corpus_scan.c) only, else NULL/false: */
 	json_t *overlay;       /* the index entry's metadata, owned */
 	uint64_t overlay_hash; /* of its canonical JSON: part of the content */
 	bool virt; /* no document here: the entry alone is indexed */

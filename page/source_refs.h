@@ -1,5 +1,5 @@
 /*
- * raw.h - resolves a page's source_refs against the repository's raw
+ * source_refs.h - resolves a page's source_refs against the repository's raw
  * sources (.guild/raw/sources/<slug>/metadata.json, SPEC 3.1).
  *
  * A ref that looks like a slug is looked up; a missing or unreadable
@@ -7,6 +7,9 @@
  * is a repository path is reported as a path (with whether it exists).
  * Reads are capped and never follow symlinks; slugs that could escape the
  * raw folder ("..", "/") are treated as paths, never joined.
+ *
+ * May be included by page/ and every layer above it (proto, index, node,
+ * federation, gateway, cli).
  */
 #ifndef CG_RAW_H
 #define CG_RAW_H

@@ -26,6 +26,9 @@
  * - A word longer than CG_TOKEN_MAX folded bytes is cut at a code point
  *   boundary and the rest of it is skipped; its start/end still span the
  *   whole word in the original text.
+ *
+ * May be included by page/ and every layer above it (proto, index, node,
+ * federation, gateway, cli).
  */
 #ifndef CG_TOKEN_H
 #define CG_TOKEN_H
