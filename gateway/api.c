@@ -12,6 +12,7 @@
 
 #include "common/cg_args.h"
 #include "federation/fed_page.h"
+#include "federation/fed_search.h"
 #include "federation/fed_walk.h"
 #include "gateway/access.h"
 #include "proto/acl.h"

@@ -1,0 +1,24 @@
+/*
+ * merge.h - the order of a search's hits across nodes and the cut to the
+ * limit (SPEC 4.1): match class first (match_rank, higher first), then
+ * score (higher first; scores within 1e-9 are equal), then updated_at
+ * (newer first, as strings: ISO dates compare in order), then confidence
+ * (high > medium > low > none), and the uri last, so the order is total
+ * and the answer stable.  Every source returns its own top hits scored
+ * with the global statistics, so one order ranks them all.
+ *
+ * Pure: no I/O, works on the JSON the nodes returned; it must not change
+ * a hit.  May be included by federation/ and the layers above it
+ * (gateway, cli).
+ */
+#ifndef CG_MERGE_H
+#define CG_MERGE_H
+
+#include <jansson.h>
+
+/* A new array holding the first limit hits of hits (borrowed) in merge
+ * order; the hits themselves are shared, not copied.  limit <= 0 gives an
+ * empty array; NULL only when memory ran out. */
+json_t *cg_merge_hits(const json_t *hits, int limit);
+
+#endif
