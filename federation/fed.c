@@ -283,6 +283,21 @@ cg_fed_tag(json_t *h, const char *ws)
 	json_object_set_new(h, "workspace", json_string(ws));
 }
 
+const char *
+cg_fed_entry_ws(const cg_fed *f, const json_t *entry)
+{
+	const char *ws = json_string_value(json_object_get(entry, "workspace"));
+
+	return ws ? ws : f->workspace;
+}
+
+void
+cg_fed_followup(json_t *fu, const char *kind, const char *uri, const char *msg)
+{
+	json_array_append_new(fu, json_pack("{s:s, s:s?, s:s}", "kind", kind,
+	                                    "uri", uri, "message", msg));
+}
+
 /* --- sync --------------------------------------------------------------- */
 
 int

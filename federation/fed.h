@@ -86,6 +86,15 @@ int cg_fed_call(cg_fed *fed, const char *op, const json_t *args,
  * `workspace`. */
 void cg_fed_tag(json_t *item, const char *ws);
 
+/* The workspace of a node entry of a cg_fed_call answer (borrowed): its
+ * "workspace", else the roster's default workspace. */
+const char *cg_fed_entry_ws(const cg_fed *fed, const json_t *entry);
+
+/* Appends a followup {kind, uri (null when NULL), message} to the array
+ * fu, as every answer's "followups" holds them. */
+void cg_fed_followup(json_t *fu, const char *kind, const char *uri,
+                     const char *msg);
+
 /* The workspace name (borrowed). */
 const char *cg_fed_workspace(const cg_fed *fed);
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cg_json.h"
+
 #define ROUTED_PER_TARGET 3
 #define MAX_BRIDGED       2
 #define RELATED_PER       3
@@ -50,11 +52,7 @@ in_concept(const json_t *h, const char *corpus, const char *concept)
 	const json_t *k;
 	size_t i;
 
-	if (c == NULL ||
-	    strcmp(json_string_value(json_object_get(h, "source"))
-	               ? json_string_value(json_object_get(h, "source"))
-	               : "",
-	           corpus) != 0)
+	if (c == NULL || strcmp(cg_json_str(h, "source"), corpus) != 0)
 		return false;
 	json_array_foreach(json_object_get(c, "concepts"), i, k)
 		if (json_is_string(k) &&

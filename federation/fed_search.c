@@ -328,13 +328,6 @@ claims_round(struct search_ctx *c, const json_t *hits)
 }
 
 static void
-add_followup(json_t *fu, const char *kind, const char *uri, const char *msg)
-{
-	json_array_append_new(fu, json_pack("{s:s, s:s?, s:s}", "kind", kind,
-	                                    "uri", uri, "message", msg));
-}
-
-static void
 conflict_followups(json_t *fu, const json_t *conflicts)
 {
 	size_t i;
@@ -350,7 +343,7 @@ conflict_followups(json_t *fu, const json_t *conflicts)
 		               cg_json_str(cf, "title"),
 		               cg_json_str(cf, "winner"),
 		               cg_json_str(cf, "resolution"));
-		add_followup(fu, "conflict", cg_json_str(cf, "winner"), msg);
+		cg_fed_followup(fu, "conflict", cg_json_str(cf, "winner"), msg);
 	}
 }
 
