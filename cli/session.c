@@ -13,10 +13,10 @@
 
 #include <curl/curl.h>
 
-#include "gateway/api.h"
-#include "common/cg_buf.h"
 #include "cli/cli.h"
+#include "common/cg_buf.h"
 #include "conf/workspace.h"
+#include "gateway/api.h"
 
 int
 cli_session_open(cli_session *s, const cli_args *a, cg_err *err)
@@ -264,14 +264,6 @@ cli_session_tool(cli_session *s, const char *tool, json_t *args, json_t **out,
 
 	json_decref(args);
 	return rc;
-}
-
-const char *
-cli_str(const json_t *o, const char *k)
-{
-	const char *v = json_string_value(json_object_get(o, k));
-
-	return v ? v : "";
 }
 
 long long
