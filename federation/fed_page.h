@@ -27,7 +27,8 @@
  *   (at most 50, then a count).
  *
  * May be included by federation/ and the layers above it (gateway, cli);
- * within federation/ by no file that fed_page.c includes.
+ * within federation/ never by fed_links.c or page_tools.c, which
+ * fed_page.c uses.
  */
 #ifndef CG_FED_PAGE_H
 #define CG_FED_PAGE_H

@@ -94,6 +94,23 @@ retire(struct search_ctx *c, size_t i, int code, const char *msg)
 	c->scope[i] = NULL;
 }
 
+/* The result of node i in a query round (stats, search), or NULL in
+ * *res: a node's invalid_input fails the query with its words; any other
+ * failure retires the node. */
+static int
+query_result(struct search_ctx *c, const struct cg_fed_round *r, size_t i,
+             const json_t **res, cg_err *err)
+{
+	int code;
+	const char *msg;
+
+	*res = cg_fed_round_result(r, i, &code, &msg);
+	if (code == CG_EINVAL)
+		return cg_err_set(err, CG_EINVAL, "%s", msg);
+	retire(c, i, code, msg);
+	return 0;
+}
+
 static int
 stats_round(struct search_ctx *c, cg_gstats *g, cg_err *err)
 {
@@ -104,17 +121,11 @@ stats_round(struct search_ctx *c, cg_gstats *g, cg_err *err)
 	memset(g, 0, sizeof(*g));
 	g->nterms = c->q.n;
 	for (size_t i = 0; rc == 0 && i < r.n; i++) {
-		int code;
-		const char *msg;
-		const json_t *res = cg_fed_round_result(&r, i, &code, &msg);
+		const json_t *res;
 		cg_gstats s;
 
-		if (code == CG_EINVAL) {
-			rc = cg_err_set(err, CG_EINVAL, "%s", msg);
-			break;
-		}
-		retire(c, i, code, msg);
-		if (res != NULL &&
+		rc = query_result(c, &r, i, &res, err);
+		if (rc == 0 && res != NULL &&
 		    cg_gstats_from_json(&s, json_object_get(res, "stats"),
 		                        c->q.n) == 0)
 			cg_gstats_add(g, &s);
@@ -170,16 +181,10 @@ search_round(struct search_ctx *c, const cg_gstats *g, json_t *hits,
 		json_object_set_new(args, "stats", cg_gstats_json(g));
 	rc = cg_fed_round_run(c->f, &r, "search", args, c->scope, err);
 	for (size_t i = 0; rc == 0 && i < r.n; i++) {
-		int code;
-		const char *msg;
-		const json_t *res = cg_fed_round_result(&r, i, &code, &msg);
+		const json_t *res;
 
-		if (code == CG_EINVAL) {
-			rc = cg_err_set(err, CG_EINVAL, "%s", msg);
-			break;
-		}
-		retire(c, i, code, msg);
-		if (res != NULL)
+		rc = query_result(c, &r, i, &res, err);
+		if (rc == 0 && res != NULL)
 			take_search_result(c, i, res, hits);
 	}
 	if (rc == 0)

@@ -15,6 +15,7 @@
 #include "common/cg_json.h"
 #include "common/cg_utf8.h"
 #include "federation/map_plan.h"
+#include "federation/merge.h"
 #include "federation/uri.h"
 #include "page/grep.h"
 #include "proto/limits.h"
@@ -294,28 +295,6 @@ cmp_uri_line(const void *pa, const void *pb)
 	return la < lb ? -1 : la > lb;
 }
 
-/* A new array of items[from, from + n) once sorted by uri then line. */
-static json_t *
-sorted_slice(const json_t *items, size_t from, size_t n)
-{
-	size_t len = json_array_size(items);
-	json_t **v = calloc(len ? len : 1, sizeof(*v));
-	json_t *out = json_array();
-
-	if (v == NULL || out == NULL) {
-		free(v);
-		json_decref(out);
-		return NULL;
-	}
-	for (size_t i = 0; i < len; i++)
-		v[i] = json_array_get(items, i);
-	qsort(v, len, sizeof(*v), cmp_uri_line);
-	for (size_t i = from; i < len && i - from < n; i++)
-		json_array_append(out, v[i]);
-	free(v);
-	return out;
-}
-
 /* Every item of result[key] of every node that answered, tagged. */
 static json_t *
 gather(const cg_fed *f, const json_t *call, const char *key)
@@ -425,7 +404,8 @@ cg_fed_list(cg_fed *f, const cg_list_req *r, json_t **out, cg_err *err)
 	if (rc != 0)
 		return rc;
 	all = gather(f, call, "items");
-	items = sorted_slice(all, (size_t)r->offset, (size_t)limit);
+	items =
+	    cg_merge_slice(all, cmp_uri_line, (size_t)r->offset, (size_t)limit);
 	json_decref(all);
 	*out = items ? list_answer(r, limit, call, scope, items) : NULL;
 	json_decref(call);
@@ -654,7 +634,7 @@ cg_fed_grep(cg_fed *f, const cg_grep_req *r, json_t **out, cg_err *err)
 	if (rc != 0)
 		return rc;
 	all = gather(f, call, "matches");
-	matches = sorted_slice(all, 0, (size_t)max);
+	matches = cg_merge_slice(all, cmp_uri_line, 0, (size_t)max);
 	json_decref(all);
 	*out = matches ? grep_answer(f, r, max, call, scope, matches) : NULL;
 	json_decref(call);

@@ -29,6 +29,8 @@
  * invalid regex is CG_EINVAL before any node works.  The merged matches
  * are sorted by uri then line and cut to max; "total" is the sum of the
  * per-file counts, "truncated" says matches were left out.
+ *
+ * May be included by federation/ and the layers above it (gateway, cli).
  */
 #ifndef CG_FED_WALK_H
 #define CG_FED_WALK_H

@@ -42,10 +42,11 @@ cmp_hits(const void *pa, const void *pb)
 }
 
 json_t *
-cg_merge_hits(const json_t *hits, int limit)
+cg_merge_slice(const json_t *a, int (*cmp)(const void *, const void *),
+               size_t from, size_t n)
 {
-	size_t n = json_array_size(hits);
-	json_t **v = calloc(n ? n : 1, sizeof(*v));
+	size_t len = json_array_size(a);
+	json_t **v = calloc(len ? len : 1, sizeof(*v));
 	json_t *out = json_array();
 
 	if (v == NULL || out == NULL) {
@@ -53,11 +54,17 @@ cg_merge_hits(const json_t *hits, int limit)
 		json_decref(out);
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++)
-		v[i] = json_array_get(hits, i);
-	qsort(v, n, sizeof(*v), cmp_hits);
-	for (size_t i = 0; limit > 0 && i < n && i < (size_t)limit; i++)
+	for (size_t i = 0; i < len; i++)
+		v[i] = json_array_get(a, i);
+	qsort(v, len, sizeof(*v), cmp);
+	for (size_t i = from; i < len && i - from < n; i++)
 		json_array_append(out, v[i]);
 	free(v);
 	return out;
+}
+
+json_t *
+cg_merge_hits(const json_t *hits, int limit)
+{
+	return cg_merge_slice(hits, cmp_hits, 0, limit > 0 ? (size_t)limit : 0);
 }

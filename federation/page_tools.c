@@ -6,7 +6,6 @@
  * Everything comes from cg_fed_call answers: it must not open an index
  * or read a page file.
  */
-#define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 
 #include "common/cg_buf.h"
 #include "common/cg_json.h"
+#include "federation/merge.h"
 #include "federation/page_tools_int.h"
 #include "federation/uri.h"
 
@@ -300,18 +300,13 @@ cg_pt_cmp_match_q(const void *pa, const void *pb)
 void
 cg_pt_sort(json_t *arr, int (*cmp)(const void *, const void *))
 {
-	size_t n = json_array_size(arr);
-	json_t **v = calloc(n ? n : 1, sizeof(*v));
+	json_t *sorted = cg_merge_slice(arr, cmp, 0, json_array_size(arr));
 
-	if (v == NULL)
+	if (sorted == NULL)
 		return;
-	for (size_t i = 0; i < n; i++)
-		v[i] = json_incref(json_array_get(arr, i));
-	qsort(v, n, sizeof(*v), cmp);
 	json_array_clear(arr);
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(arr, v[i]);
-	free(v);
+	json_array_extend(arr, sorted);
+	json_decref(sorted);
 }
 
 /* --- arguments ------------------------------------------------------------ */
