@@ -19,8 +19,8 @@
 #include <jansson.h>
 
 #include "bench_common.h"
+#include "federation/fed_search.h"
 #include "gateway/embed.h"
-#include "federation/fed.h"
 
 static int
 search_once(cg_fed *fed, const char *text, bool sync, size_t *nhits, double *us)

@@ -98,9 +98,7 @@ int cli_session_call(cli_session *s, const char *tool, const json_t *args,
 int cli_session_tool(cli_session *s, const char *tool, json_t *args,
                      json_t **out, cg_err *err);
 
-/* The string at o.k, "" when absent: for renderers. */
-const char *cli_str(const json_t *o, const char *k);
-/* The integer at o.k, 0 when absent. */
+/* The integer at o.k, 0 when absent (strings: cg_json_str). */
 long long cli_num(const json_t *o, const char *k);
 
 /* Renders a search answer for a person. */

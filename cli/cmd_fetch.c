@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/cg_fs.h"
-#include "cli/cli.h"
-#include "conf/config.h"
 #include "cache/fetch.h"
 #include "cache/probe.h"
+#include "cli/cli.h"
+#include "common/cg_fs.h"
+#include "conf/config.h"
 #include "conf/workspace.h"
 
 static const cli_opt fetch_opts[] = {

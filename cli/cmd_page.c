@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/cg_json.h"
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
 
@@ -77,17 +78,18 @@ render_receipt(const json_t *ans)
 	const json_t *v;
 
 	json_array_foreach(nodes, i, v) {
-		if (strcmp(cli_str(v, "outcome"), "ok") != 0)
-			printf("  node %s: %s\n", cli_str(v, "node"),
-			       cli_str(v, "outcome"));
+		if (strcmp(cg_json_str(v, "outcome"), "ok") != 0)
+			printf("  node %s: %s\n", cg_json_str(v, "node"),
+			       cg_json_str(v, "outcome"));
 	}
 	if (json_array_size(fu) == 0)
 		return;
 	printf("\nFollowups:\n");
 	json_array_foreach(fu, i, v) {
-		printf("- [%s] %s%s%s\n", cli_str(v, "kind"),
-		       cli_str(v, "message"), *cli_str(v, "uri") ? " " : "",
-		       cli_str(v, "uri"));
+		printf("- [%s] %s%s%s\n", cg_json_str(v, "kind"),
+		       cg_json_str(v, "message"),
+		       *cg_json_str(v, "uri") ? " " : "",
+		       cg_json_str(v, "uri"));
 	}
 }
 
@@ -144,17 +146,13 @@ first_page_error(const json_t *ans, cg_err *err)
 
 	json_array_foreach(json_object_get(ans, "pages"), i, p) {
 		const json_t *e = json_object_get(p, "error");
+		const char *msg = cg_json_str_or_null(e, "message");
 
 		if (e != NULL)
 			return cg_err_set(
 			    err,
-			    cg_code_from_name(
-			        json_string_value(json_object_get(e, "code"))),
-			    "%s",
-			    json_string_value(json_object_get(e, "message"))
-			        ? json_string_value(
-			              json_object_get(e, "message"))
-			        : "page failed");
+			    cg_code_from_name(cg_json_str_or_null(e, "code")),
+			    "%s", msg ? msg : "page failed");
 	}
 	return 0;
 }
@@ -162,18 +160,18 @@ first_page_error(const json_t *ans, cg_err *err)
 static void
 render_link(const json_t *lk)
 {
-	bool wiki = strcmp(cli_str(lk, "kind"), "wikilink") == 0;
+	bool wiki = strcmp(cg_json_str(lk, "kind"), "wikilink") == 0;
 
 	printf("  line %-5lld %s%s%s%s%s%s%s", cli_num(lk, "line"),
-	       wiki ? "[[" : "(", cli_str(lk, "target"),
-	       *cli_str(lk, "anchor") ? "#" : "", cli_str(lk, "anchor"),
-	       wiki && *cli_str(lk, "text") ? "|" : "",
-	       wiki ? cli_str(lk, "text") : "", wiki ? "]]" : ")");
+	       wiki ? "[[" : "(", cg_json_str(lk, "target"),
+	       *cg_json_str(lk, "anchor") ? "#" : "", cg_json_str(lk, "anchor"),
+	       wiki && *cg_json_str(lk, "text") ? "|" : "",
+	       wiki ? cg_json_str(lk, "text") : "", wiki ? "]]" : ")");
 	if (json_is_true(json_object_get(lk, "resolved")))
-		printf("  -> %s (%s)\n", cli_str(lk, "uri"),
-		       cli_str(lk, "match"));
+		printf("  -> %s (%s)\n", cg_json_str(lk, "uri"),
+		       cg_json_str(lk, "match"));
 	else
-		printf("  unresolved: %s\n", cli_str(lk, "reason"));
+		printf("  unresolved: %s\n", cg_json_str(lk, "reason"));
 }
 
 static void
@@ -184,19 +182,19 @@ render_links(const json_t *ans)
 	const json_t *v;
 
 	printf("%s\n%s\n\nOutgoing links (%lld, %lld unresolved):\n",
-	       cli_str(ans, "title"), cli_str(ans, "uri"),
+	       cg_json_str(ans, "title"), cg_json_str(ans, "uri"),
 	       cli_num(c, "outgoing"), cli_num(c, "unresolved"));
 	json_array_foreach(json_object_get(ans, "outgoing"), i, v) {
 		render_link(v);
 	}
 	printf("\nBacklinks (%lld):\n", cli_num(c, "backlinks"));
 	json_array_foreach(json_object_get(ans, "backlinks"), i, v) {
-		bool wiki = strcmp(cli_str(v, "kind"), "wikilink") == 0;
+		bool wiki = strcmp(cg_json_str(v, "kind"), "wikilink") == 0;
 
-		printf("  %s line %lld  %s%s%s  (%s)\n", cli_str(v, "uri"),
+		printf("  %s line %lld  %s%s%s  (%s)\n", cg_json_str(v, "uri"),
 		       cli_num(v, "line"), wiki ? "[[" : "(",
-		       cli_str(v, "target"), wiki ? "]]" : ")",
-		       cli_str(v, "title"));
+		       cg_json_str(v, "target"), wiki ? "]]" : ")",
+		       cg_json_str(v, "title"));
 	}
 	render_receipt(ans);
 }
@@ -208,25 +206,25 @@ render_peek_page(const json_t *p)
 	const json_t *v;
 
 	if (json_object_get(p, "error") != NULL) {
-		printf("%s\n  error: %s\n\n", cli_str(p, "uri"),
-		       cli_str(json_object_get(p, "error"), "message"));
+		printf("%s\n  error: %s\n\n", cg_json_str(p, "uri"),
+		       cg_json_str(json_object_get(p, "error"), "message"));
 		return;
 	}
-	printf("%s\n  %s\n  %s", cli_str(p, "title"), cli_str(p, "uri"),
-	       *cli_str(p, "category") ? cli_str(p, "category")
-	                               : "uncategorised");
+	printf("%s\n  %s\n  %s", cg_json_str(p, "title"), cg_json_str(p, "uri"),
+	       *cg_json_str(p, "category") ? cg_json_str(p, "category")
+	                                   : "uncategorised");
 	json_array_foreach(json_object_get(p, "tags"), i, v) {
 		printf("%s%s", i == 0 ? " · tags: " : ", ",
 		       json_string_value(v));
 	}
 	printf(" · %lld lines\n", cli_num(p, "nlines"));
-	if (*cli_str(p, "first_line"))
-		printf("  first line: %s\n", cli_str(p, "first_line"));
+	if (*cg_json_str(p, "first_line"))
+		printf("  first line: %s\n", cg_json_str(p, "first_line"));
 	json_array_foreach(json_object_get(p, "headings"), i, v) {
 		printf("  %*s%.*s %s (line %lld)\n",
 		       (int)(2 * (cli_num(v, "level") - 1)), "",
-		       (int)cli_num(v, "level"), "######", cli_str(v, "text"),
-		       cli_num(v, "line"));
+		       (int)cli_num(v, "level"), "######",
+		       cg_json_str(v, "text"), cli_num(v, "line"));
 	}
 	json_array_foreach(json_object_get(p, "links"), i, v) {
 		render_link(v);
@@ -285,11 +283,11 @@ render_resolve(const json_t *ans)
 	const json_t *m;
 
 	if (json_array_size(json_object_get(ans, "matches")) == 0)
-		printf("no page matches '%s'. %s\n", cli_str(ans, "lookup"),
-		       cli_str(ans, "note"));
+		printf("no page matches '%s'. %s\n", cg_json_str(ans, "lookup"),
+		       cg_json_str(ans, "note"));
 	json_array_foreach(json_object_get(ans, "matches"), i, m) {
-		printf("%-6s %s  %s\n", cli_str(m, "match"), cli_str(m, "uri"),
-		       cli_str(m, "title"));
+		printf("%-6s %s  %s\n", cg_json_str(m, "match"),
+		       cg_json_str(m, "uri"), cg_json_str(m, "title"));
 	}
 	render_receipt(ans);
 }

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/cg_buf.h"
 #include "cli/cli.h"
+#include "common/cg_buf.h"
 
 #define CLI_WHERE_OPTS                                                         \
 	{"workspace", true, false, "workspace directory (default: .)"},        \

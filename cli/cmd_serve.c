@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/acl.h"
 #include "cli/cli.h"
 #include "conf/config.h"
 #include "gateway/gateway.h"
 #include "gateway/http.h"
+#include "proto/acl.h"
 
 static const cli_opt serve_opts[] = {
     {"workspace", true, false, "serve this workspace's wikis"},

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/cg_json.h"
 #include "federation/fed_walk.h"
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
@@ -59,8 +60,10 @@ static const cli_opt status_opts[] = {
 /* --- shared ----------------------------------------------------------------
  */
 
+/* What list and map take alike: [PREFIX], the filters and --source. */
 static void
-opt_filters(const cli_args *a, cg_filters *f)
+opt_tree(const cli_args *a, const char **prefix, cg_filters *f,
+         const char *const **sources, size_t *nsources)
 {
 	memset(f, 0, sizeof(*f));
 	f->category = cli_get(a, "category");
@@ -68,6 +71,8 @@ opt_filters(const cli_args *a, cg_filters *f)
 	f->confidence = cli_get(a, "confidence");
 	f->updated_since = cli_get(a, "updated-since");
 	f->tag = cli_get(a, "tag");
+	*prefix = a->npos > 0 ? a->pos[0] : NULL;
+	*nsources = cli_all(a, "source", (const char ***)sources);
 }
 
 /* Parses argv; handles --help and the count of positional arguments.
@@ -99,8 +104,8 @@ print_followups(const json_t *ans)
 	size_t i;
 
 	json_array_foreach(fu, i, f)
-		printf("- [%s] %s\n", cli_str(f, "kind"),
-		       cli_str(f, "message"));
+		printf("- [%s] %s\n", cg_json_str(f, "kind"),
+		       cg_json_str(f, "message"));
 }
 
 /* Opens the session (embedded gateway or --gateway); syncs the indexes
@@ -172,7 +177,8 @@ run_tool(const cli_args *a, const char *tool, bool sync, json_t *args,
 static void
 render_map(const json_t *ans)
 {
-	fputs(*cli_str(ans, "text") ? cli_str(ans, "text") : "no pages\n",
+	fputs(*cg_json_str(ans, "text") ? cg_json_str(ans, "text")
+	                                : "no pages\n",
 	      stdout);
 }
 
@@ -187,14 +193,15 @@ render_list(const json_t *ans)
 	size_t i;
 
 	json_array_foreach(items, i, it) {
-		printf("%s\n    %s", cli_str(it, "uri"), cli_str(it, "title"));
-		printf(" · %s", *cli_str(it, "category")
-		                    ? cli_str(it, "category")
+		printf("%s\n    %s", cg_json_str(it, "uri"),
+		       cg_json_str(it, "title"));
+		printf(" · %s", *cg_json_str(it, "category")
+		                    ? cg_json_str(it, "category")
 		                    : "uncategorised");
-		if (*cli_str(it, "confidence"))
-			printf(" · %s", cli_str(it, "confidence"));
-		if (*cli_str(it, "updated_at"))
-			printf(" · updated %s", cli_str(it, "updated_at"));
+		if (*cg_json_str(it, "confidence"))
+			printf(" · %s", cg_json_str(it, "confidence"));
+		if (*cg_json_str(it, "updated_at"))
+			printf(" · updated %s", cg_json_str(it, "updated_at"));
 		printf("\n");
 	}
 	if (json_array_size(items) == 0)
@@ -258,9 +265,7 @@ cmd_list(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	memset(&r, 0, sizeof(r));
-	opt_filters(&a, &r.filters);
-	r.prefix = a.npos > 0 ? a.pos[0] : NULL;
-	r.nsources = cli_all(&a, "source", (const char ***)&r.sources);
+	opt_tree(&a, &r.prefix, &r.filters, &r.sources, &r.nsources);
 	rc = cli_int(&a, "limit", 1, 500, &r.limit, &err);
 	if (rc == 0)
 		rc = cli_int(&a, "offset", 0, 100000, &r.offset, &err);
@@ -288,9 +293,7 @@ cmd_map(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	memset(&r, 0, sizeof(r));
-	opt_filters(&a, &r.filters);
-	r.prefix = a.npos > 0 ? a.pos[0] : NULL;
-	r.nsources = cli_all(&a, "source", (const char ***)&r.sources);
+	opt_tree(&a, &r.prefix, &r.filters, &r.sources, &r.nsources);
 	rc = cli_int(&a, "budget", CG_MAP_MIN_BUDGET, CG_MAP_MAX_BUDGET,
 	             &r.budget, &err);
 	if (rc == 0)
@@ -309,9 +312,9 @@ render_grep(const json_t *ans)
 	size_t i;
 
 	json_array_foreach(json_object_get(ans, "matches"), i, m)
-		printf("%s/%s:%lld: %s\n", cli_str(m, "source"),
-		       cli_str(m, "path"), cli_num(m, "line"),
-		       cli_str(m, "text"));
+		printf("%s/%s:%lld: %s\n", cg_json_str(m, "source"),
+		       cg_json_str(m, "path"), cli_num(m, "line"),
+		       cg_json_str(m, "text"));
 	printf("\n%lld matching line(s) in %lld file(s); %lld file(s) "
 	       "searched",
 	       cli_num(ans, "total"), cli_num(ans, "files_with_matches"),
@@ -321,8 +324,8 @@ render_grep(const json_t *ans)
 		       json_array_size(json_object_get(ans, "matches")));
 	printf("\n");
 	json_array_foreach(json_object_get(ans, "skipped"), i, m)
-		printf("skipped %s/%s: %s\n", cli_str(m, "source"),
-		       cli_str(m, "path"), cli_str(m, "reason"));
+		printf("skipped %s/%s: %s\n", cg_json_str(m, "source"),
+		       cg_json_str(m, "path"), cg_json_str(m, "reason"));
 	print_followups(ans);
 }
 
@@ -364,14 +367,14 @@ render_freshness(const json_t *src)
 
 	if (json_object_get(src, "corpus") == NULL)
 		return;
-	printf("    corpus (%s)", cli_str(src, "corpus"));
-	if (f != NULL && *cli_str(f, "cached_commit") == '\0')
+	printf("    corpus (%s)", cg_json_str(src, "corpus"));
+	if (f != NULL && *cg_json_str(f, "cached_commit") == '\0')
 		printf(": not fetched yet (corpus-gw fetch)");
 	else if (f != NULL)
-		printf(": cached %.7s at %s", cli_str(f, "cached_commit"),
-		       cli_str(f, "cached_at"));
-	if (f != NULL && *cli_str(f, "note"))
-		printf("; %s", cli_str(f, "note"));
+		printf(": cached %.7s at %s", cg_json_str(f, "cached_commit"),
+		       cg_json_str(f, "cached_at"));
+	if (f != NULL && *cg_json_str(f, "note"))
+		printf("; %s", cg_json_str(f, "note"));
 	printf("\n");
 }
 
@@ -382,7 +385,7 @@ render_source_status(const json_t *src)
 	const json_t *e;
 	size_t i;
 
-	printf("  %s: generation %lld", cli_str(src, "source"),
+	printf("  %s: generation %lld", cg_json_str(src, "source"),
 	       cli_num(src, "generation"));
 	if (json_is_true(json_object_get(src, "ready")))
 		printf(", %lld pages, %lld sections, %lld problems, db %lld "
@@ -391,8 +394,9 @@ render_source_status(const json_t *src)
 		       cli_num(src, "pages"), cli_num(src, "sections"),
 		       cli_num(src, "problems"),
 		       (cli_num(src, "db_bytes") + 1023) / 1024,
-		       *cli_str(src, "last_sync") ? cli_str(src, "last_sync")
-		                                  : "never",
+		       *cg_json_str(src, "last_sync")
+		           ? cg_json_str(src, "last_sync")
+		           : "never",
 		       cli_num(src, "index_age_s"),
 		       cli_num(src, "generation_age_s"));
 	else
@@ -408,13 +412,13 @@ render_status(const json_t *ans)
 	const json_t *n;
 	size_t i;
 
-	printf("workspace %s\n", cli_str(ans, "workspace"));
+	printf("workspace %s\n", cg_json_str(ans, "workspace"));
 	json_array_foreach(json_object_get(ans, "nodes"), i, n) {
 		const json_t *src;
 		size_t k;
 
-		printf("node %s: %s\n", cli_str(n, "node"),
-		       cli_str(n, "outcome"));
+		printf("node %s: %s\n", cg_json_str(n, "node"),
+		       cg_json_str(n, "outcome"));
 		json_array_foreach(json_object_get(n, "sources"), k, src)
 			render_source_status(src);
 	}

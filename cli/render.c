@@ -7,34 +7,35 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/cg_json.h"
 
 static void
 render_hit(size_t i, const json_t *h, bool explain)
 {
 	const json_t *lr = json_object_get(h, "line_range");
-	const char *snip = cli_str(h, "snippet");
+	const char *snip = cg_json_str(h, "snippet");
 
-	printf("%zu. %s\n", i + 1, cli_str(h, "title"));
-	printf("   %s/%s  %s:%lld-%lld\n", cli_str(h, "workspace"),
-	       cli_str(h, "source"), cli_str(h, "path"),
+	printf("%zu. %s\n", i + 1, cg_json_str(h, "title"));
+	printf("   %s/%s  %s:%lld-%lld\n", cg_json_str(h, "workspace"),
+	       cg_json_str(h, "source"), cg_json_str(h, "path"),
 	       (long long)json_integer_value(json_array_get(lr, 0)),
 	       (long long)json_integer_value(json_array_get(lr, 1)));
-	printf("   %s", *cli_str(h, "category") ? cli_str(h, "category")
-	                                        : "uncategorised");
-	if (*cli_str(h, "confidence"))
-		printf(" · %s confidence", cli_str(h, "confidence"));
-	if (*cli_str(h, "updated_at"))
-		printf(" · updated %s", cli_str(h, "updated_at"));
-	if (*cli_str(h, "owner"))
-		printf(" · owner %s", cli_str(h, "owner"));
+	printf("   %s", *cg_json_str(h, "category") ? cg_json_str(h, "category")
+	                                            : "uncategorised");
+	if (*cg_json_str(h, "confidence"))
+		printf(" · %s confidence", cg_json_str(h, "confidence"));
+	if (*cg_json_str(h, "updated_at"))
+		printf(" · updated %s", cg_json_str(h, "updated_at"));
+	if (*cg_json_str(h, "owner"))
+		printf(" · owner %s", cg_json_str(h, "owner"));
 	if (json_is_true(json_object_get(h, "expired")))
-		printf(" · EXPIRED %s", cli_str(h, "expires_at"));
+		printf(" · EXPIRED %s", cg_json_str(h, "expires_at"));
 	if (json_is_true(json_object_get(h, "stale")))
 		printf(" · STALE entry");
-	printf(" · %s match\n", cli_str(h, "match"));
+	printf(" · %s match\n", cg_json_str(h, "match"));
 	if (json_object_get(h, "freshness") != NULL)
 		printf("   note: %s\n",
-		       cli_str(json_object_get(h, "freshness"), "note"));
+		       cg_json_str(json_object_get(h, "freshness"), "note"));
 	if (*snip) {
 		printf("   ");
 		for (const char *p = snip; *p; p++)
@@ -60,12 +61,14 @@ render_related(const json_t *related)
 
 		if (json_array_size(json_object_get(g, "entries")) == 0)
 			continue;
-		printf("\nRelated via %s -> %s (%s)%s%s:\n", cli_str(b, "from"),
-		       cli_str(b, "to"), cli_str(b, "type"),
-		       *cli_str(b, "note") ? ": " : "", cli_str(b, "note"));
+		printf("\nRelated via %s -> %s (%s)%s%s:\n",
+		       cg_json_str(b, "from"), cg_json_str(b, "to"),
+		       cg_json_str(b, "type"),
+		       *cg_json_str(b, "note") ? ": " : "",
+		       cg_json_str(b, "note"));
 		json_array_foreach(json_object_get(g, "entries"), k, e)
-			printf("- %s  %s\n", cli_str(e, "title"),
-			       cli_str(e, "uri"));
+			printf("- %s  %s\n", cg_json_str(e, "title"),
+			       cg_json_str(e, "uri"));
 	}
 }
 
@@ -82,16 +85,17 @@ render_conflicts(const json_t *conflicts)
 		size_t k;
 		const json_t *p;
 
-		printf("- \"%s\": winner %s — %s\n", cli_str(c, "title"),
-		       cli_str(c, "winner"), cli_str(c, "resolution"));
+		printf("- \"%s\": winner %s — %s\n", cg_json_str(c, "title"),
+		       cg_json_str(c, "winner"), cg_json_str(c, "resolution"));
 		json_array_foreach(json_object_get(c, "pages"), k, p)
-			printf(
-			    "    %s (updated %s, confidence %s)\n",
-			    cli_str(p, "uri"),
-			    *cli_str(p, "updated_at") ? cli_str(p, "updated_at")
-			                              : "-",
-			    *cli_str(p, "confidence") ? cli_str(p, "confidence")
-			                              : "-");
+			printf("    %s (updated %s, confidence %s)\n",
+			       cg_json_str(p, "uri"),
+			       *cg_json_str(p, "updated_at")
+			           ? cg_json_str(p, "updated_at")
+			           : "-",
+			       *cg_json_str(p, "confidence")
+			           ? cg_json_str(p, "confidence")
+			           : "-");
 	}
 }
 
@@ -110,9 +114,9 @@ render_evidence(const json_t *ev)
 	        json_object_get(ev, "candidates_walked")),
 	    json_array_size(json_object_get(ev, "sources_asked")));
 	json_array_foreach(nodes, i, n)
-		if (strcmp(cli_str(n, "outcome"), "ok") != 0)
-			printf("  node %s: %s\n", cli_str(n, "node"),
-			       cli_str(n, "outcome"));
+		if (strcmp(cg_json_str(n, "outcome"), "ok") != 0)
+			printf("  node %s: %s\n", cg_json_str(n, "node"),
+			       cg_json_str(n, "outcome"));
 }
 
 void
@@ -126,16 +130,16 @@ cli_render_search(const json_t *ans, bool explain)
 	json_array_foreach(hits, i, h)
 		render_hit(i, h, explain);
 	if (json_array_size(hits) == 0)
-		printf("%s\n", cli_str(ans, "note"));
+		printf("%s\n", cg_json_str(ans, "note"));
 	render_related(json_object_get(ans, "related"));
 	render_conflicts(json_object_get(ans, "conflicts"));
 	if (json_array_size(fu) > 0) {
 		printf("\nFollowups:\n");
 		json_array_foreach(fu, i, h)
-			printf("- [%s] %s%s%s\n", cli_str(h, "kind"),
-			       cli_str(h, "message"),
-			       *cli_str(h, "uri") ? " " : "",
-			       cli_str(h, "uri"));
+			printf("- [%s] %s%s%s\n", cg_json_str(h, "kind"),
+			       cg_json_str(h, "message"),
+			       *cg_json_str(h, "uri") ? " " : "",
+			       cg_json_str(h, "uri"));
 	}
 	render_evidence(json_object_get(ans, "evidence"));
 	if (explain)

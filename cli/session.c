@@ -4,7 +4,10 @@
  * run in-process over nng inproc://, remote nodes are dialled — and the
  * tool runs through the same table the HTTP API uses.  Remote (--gateway
  * URL): the tool is a GET on the running gateway's /v1/<tool>.  Either way
- * a command sees one JSON answer.
+ * a command sees one JSON answer, and an error the same code: the
+ * gateway's error names are read back with cg_code_from_name, so both
+ * paths exit alike (tests/integration/test_cli_errors.c).  It must not
+ * keep an error map of its own.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -13,10 +16,11 @@
 
 #include <curl/curl.h>
 
-#include "gateway/api.h"
-#include "common/cg_buf.h"
 #include "cli/cli.h"
+#include "common/cg_buf.h"
+#include "common/cg_json.h"
 #include "conf/workspace.h"
+#include "gateway/api.h"
 
 int
 cli_session_open(cli_session *s, const cli_args *a, cg_err *err)
@@ -189,6 +193,17 @@ query_string(CURL *c, const json_t *args, cg_buf *url)
 	return 0;
 }
 
+/* The code of a gateway's error object {code, message}, by the one table
+ * of names (common/cg_err.c), so that --gateway exits as --workspace
+ * does; a reply without a failure code is a bad reply. */
+static int
+gateway_code(const json_t *e)
+{
+	int code = cg_code_from_name(cg_json_str_or_null(e, "code"));
+
+	return code != CG_OK ? code : CG_EPROTO;
+}
+
 static int
 remote_call(const cli_session *s, const char *tool, const json_t *args,
             json_t **out, cg_err *err)
@@ -226,17 +241,10 @@ remote_call(const cli_session *s, const char *tool, const json_t *args,
 		               s->remote, status);
 	if (rc == 0 && status != 200) {
 		const json_t *e = json_object_get(v, "error");
-		const char *code =
-		    json_string_value(json_object_get(e, "code"));
-		const char *msg =
-		    json_string_value(json_object_get(e, "message"));
+		const char *msg = cg_json_str_or_null(e, "message");
 
-		rc = cg_err_set(
-		    err,
-		    code && strcmp(code, "invalid_input") == 0     ? CG_EINVAL
-		    : code && strcmp(code, "not_provisioned") == 0 ? CG_ENOPROV
-		                                                   : CG_ERR,
-		    "%s", msg ? msg : "gateway error");
+		rc = cg_err_set(err, gateway_code(e), "%s",
+		                msg ? msg : "gateway error");
 		json_decref(v);
 		v = NULL;
 	}
@@ -264,14 +272,6 @@ cli_session_tool(cli_session *s, const char *tool, json_t *args, json_t **out,
 
 	json_decref(args);
 	return rc;
-}
-
-const char *
-cli_str(const json_t *o, const char *k)
-{
-	const char *v = json_string_value(json_object_get(o, k));
-
-	return v ? v : "";
 }
 
 long long

@@ -7,16 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *
-str(const json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
+#include "common/cg_json.h"
+#include "page/page.h"
 
-	return s ? s : "";
-}
-
-static int
-conf_rank(const char *c)
+int
+cg_confidence_rank(const char *c)
 {
 	if (strcmp(c, "high") == 0)
 		return 3;
@@ -25,45 +20,28 @@ conf_rank(const char *c)
 	return strcmp(c, "low") == 0 ? 1 : 0;
 }
 
-/* The slug of a page: its file name without ".md". */
-static void
-slug_of(const json_t *p, char *out, size_t n)
-{
-	const char *path = str(p, "path");
-	const char *base = strrchr(path, '/');
-	size_t len;
-
-	base = base ? base + 1 : path;
-	len = strlen(base);
-	if (len > 3 && strcmp(base + len - 3, ".md") == 0)
-		len -= 3;
-	if (len >= n)
-		len = n - 1;
-	memcpy(out, base, len);
-	out[len] = '\0';
-}
-
 /* True when a's supersedes names b (by slug, path or title). */
 static int
 supersedes(const json_t *a, const json_t *b)
 {
 	const json_t *sup = json_object_get(a, "supersedes");
-	char slug[256];
+	size_t nslug;
+	const char *slug = cg_page_slug(cg_json_str(b, "path"), &nslug);
 	size_t i;
 	const json_t *v;
 
-	slug_of(b, slug, sizeof(slug));
 	json_array_foreach(sup, i, v) {
 		const char *s = json_string_value(v);
 		size_t ls;
 		size_t lp;
-		const char *path = str(b, "path");
+		const char *path = cg_json_str(b, "path");
 
 		if (s == NULL || *s == '\0')
 			continue;
 		ls = strlen(s);
 		lp = strlen(path);
-		if (strcmp(s, slug) == 0 || strcmp(s, str(b, "title")) == 0)
+		if ((ls == nslug && strncmp(s, slug, nslug) == 0) ||
+		    strcmp(s, cg_json_str(b, "title")) == 0)
 			return 1;
 		if (lp >= ls && strcmp(path + lp - ls, s) == 0 &&
 		    (lp == ls || path[lp - ls - 1] == '/'))
@@ -84,36 +62,40 @@ better(const json_t *a, const json_t *b, char *why, size_t n)
 		const json_t *w = supersedes(a, b) ? a : b;
 
 		(void)snprintf(why, n, "supersedes wins (%s names %s)",
-		               str(w, "path"), str(w == a ? b : a, "path"));
+		               cg_json_str(w, "path"),
+		               cg_json_str(w == a ? b : a, "path"));
 		return w;
 	}
-	cmp = strcmp(str(a, "updated_at"), str(b, "updated_at"));
+	cmp =
+	    strcmp(cg_json_str(a, "updated_at"), cg_json_str(b, "updated_at"));
 	if (cmp == 0) {
-		int ca = conf_rank(str(a, "confidence"));
-		int cb = conf_rank(str(b, "confidence"));
-		const json_t *w = ca != cb ? (ca > cb ? a : b)
-		                  : strcmp(str(a, "uri"), str(b, "uri")) <= 0
-		                      ? a
-		                      : b;
+		int ca = cg_confidence_rank(cg_json_str(a, "confidence"));
+		int cb = cg_confidence_rank(cg_json_str(b, "confidence"));
+		const json_t *w =
+		    ca != cb ? (ca > cb ? a : b)
+		    : strcmp(cg_json_str(a, "uri"), cg_json_str(b, "uri")) <= 0
+		        ? a
+		        : b;
 
 		(void)snprintf(why, n, "same date, higher confidence wins (%s)",
-		               ca != cb ? str(w, "confidence")
+		               ca != cb ? cg_json_str(w, "confidence")
 		                        : "tie broken by uri");
 		return w;
 	}
 	newer = cmp > 0 ? a : b;
 	older = cmp > 0 ? b : a;
-	if (strcmp(str(older, "confidence"), "high") == 0 &&
-	    strcmp(str(newer, "confidence"), "high") != 0) {
+	if (strcmp(cg_json_str(older, "confidence"), "high") == 0 &&
+	    strcmp(cg_json_str(newer, "confidence"), "high") != 0) {
 		(void)snprintf(why, n, "older wins (high > %s)",
-		               *str(newer, "confidence")
-		                   ? str(newer, "confidence")
+		               *cg_json_str(newer, "confidence")
+		                   ? cg_json_str(newer, "confidence")
 		                   : "unset");
 		return older;
 	}
-	(void)snprintf(why, n, "newer wins (%s > %s)", str(newer, "updated_at"),
-	               *str(older, "updated_at") ? str(older, "updated_at")
-	                                         : "undated");
+	(void)snprintf(
+	    why, n, "newer wins (%s > %s)", cg_json_str(newer, "updated_at"),
+	    *cg_json_str(older, "updated_at") ? cg_json_str(older, "updated_at")
+	                                      : "undated");
 	return newer;
 }
 
@@ -131,27 +113,28 @@ conflict_of(const json_t *group)
 			winner = better(winner, p, why, sizeof(why));
 		json_array_append_new(
 		    pages, json_pack("{s:s, s:s, s:s, s:s, s:s}", "uri",
-		                     str(p, "uri"), "source", str(p, "source"),
-		                     "path", str(p, "path"), "updated_at",
-		                     str(p, "updated_at"), "confidence",
-		                     str(p, "confidence")));
+		                     cg_json_str(p, "uri"), "source",
+		                     cg_json_str(p, "source"), "path",
+		                     cg_json_str(p, "path"), "updated_at",
+		                     cg_json_str(p, "updated_at"), "confidence",
+		                     cg_json_str(p, "confidence")));
 	}
 	return json_pack("{s:s, s:s, s:o, s:s, s:s}", "claim_key",
-	                 str(winner, "claim_key"), "title",
-	                 str(winner, "title"), "pages", pages, "winner",
-	                 str(winner, "uri"), "resolution", why);
+	                 cg_json_str(winner, "claim_key"), "title",
+	                 cg_json_str(winner, "title"), "pages", pages, "winner",
+	                 cg_json_str(winner, "uri"), "resolution", why);
 }
 
 /* True when the group holds at least two different bodies. */
 static int
 bodies_differ(const json_t *group)
 {
-	const char *first = str(json_array_get(group, 0), "body_hash");
+	const char *first = cg_json_str(json_array_get(group, 0), "body_hash");
 	size_t i;
 	const json_t *p;
 
 	json_array_foreach(group, i, p)
-		if (strcmp(str(p, "body_hash"), first) != 0)
+		if (strcmp(cg_json_str(p, "body_hash"), first) != 0)
 			return 1;
 	return 0;
 }
@@ -167,7 +150,7 @@ cg_conflicts_find(const json_t *pages)
 	const json_t *p;
 
 	json_array_foreach(pages, i, p) {
-		const char *k = str(p, "claim_key");
+		const char *k = cg_json_str(p, "claim_key");
 		json_t *g;
 		size_t j;
 		const json_t *q;
@@ -181,7 +164,8 @@ cg_conflicts_find(const json_t *pages)
 			json_object_set_new(groups, k, g);
 		}
 		json_array_foreach(g, j, q)
-			dup |= strcmp(str(q, "uri"), str(p, "uri")) == 0;
+			dup |= strcmp(cg_json_str(q, "uri"),
+			              cg_json_str(p, "uri")) == 0;
 		if (!dup)
 			json_array_append(g, (json_t *)p);
 	}

@@ -7,6 +7,9 @@
  * high and the newer does not.  Equal dates fall to the higher confidence,
  * then to the uri (so the answer is stable).  Every page is listed; none
  * is dropped.
+ *
+ * Pure: no I/O, works on the JSON the nodes returned.  May be included by
+ * federation/ and the layers above it (gateway, cli).
  */
 #ifndef CG_CONFLICT_H
 #define CG_CONFLICT_H
@@ -20,5 +23,10 @@
  * resolution}.
  */
 json_t *cg_conflicts_find(const json_t *pages);
+
+/* The rank of a confidence level: high 3, medium 2, low 1, anything else
+ * (unset, unknown) 0.  The one ranking for the conflict rule and the hit
+ * order (merge.h). */
+int cg_confidence_rank(const char *confidence);
 
 #endif

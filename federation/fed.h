@@ -1,17 +1,17 @@
 /*
- * fed.h - the federation core: one query over every node of a roster, one
- * merged answer.  This is the gateway's search path and the CLI's embedded
- * path alike; only the transport differs (a direct call, nng inproc, ipc,
- * tcp).
+ * fed.h - the federation core: a roster of nodes (each holding some
+ * sources of a workspace), views of it for one caller, and one call to
+ * every node in scope with each node's outcome.  This is the gateway's
+ * path and the CLI's embedded path alike; only the transport differs (a
+ * direct call, nng inproc, ipc, tcp), plugged in as cg_fed_broadcast_fn.
+ * The search (fed_search.h), the page tools (fed_page.h, fed_links.h),
+ * the walk tools (fed_walk.h) and the corpora (fed_corpus.h) are built on
+ * cg_fed_call.
  *
- * A search is three rounds over the nodes in scope: "stats" (local term
- * statistics, summed into global ones), "search" (each source scores with
- * the global statistics and returns its own top hits), "claims" (every
- * page sharing a claim key with a hit, for contradictions).  Nodes that do
- * not answer are reported, never waited on past the deadline.  A node that
- * fails a round (no reply, a bad reply, an error reply) is reported once,
- * with that reason, and not asked again in the later rounds of the same
- * query: a stopped node costs one deadline per query, not one per round.
+ * Nodes that do not answer are reported, never waited on past the
+ * deadline of the round.
+ *
+ * May be included by federation/ and the layers above it (gateway, cli).
  */
 #ifndef CG_FED_H
 #define CG_FED_H
@@ -22,7 +22,6 @@
 #include <jansson.h>
 
 #include "common/cg_err.h"
-#include "proto/filters.h"
 
 /*
  * Transport: sends reqs[i] to node i (skipping i when reqs[i] is NULL) and
@@ -35,7 +34,7 @@ typedef void (*cg_fed_broadcast_fn)(void *ctx, json_t *const *reqs,
                                     json_t **replies, cg_err *errs, size_t n,
                                     int deadline_ms);
 
-/* Deadlines of the rounds that are not queries (see op_deadline). */
+/* Deadlines of the rounds that are not queries (see fed.c, op_deadline). */
 #define CG_FED_SYNC_DEADLINE_MS 600000
 #define CG_FED_GREP_DEADLINE_MS 60000
 
@@ -68,29 +67,14 @@ struct cg_acl;
 int cg_fed_view_new(cg_fed **out, const cg_fed *base, const struct cg_acl *acl,
                     cg_err *err);
 
-typedef struct cg_search_req {
-	const char *text; /* free text, may be empty with a filter */
-	cg_filters filters;
-	const char *const *sources; /* scope: source names, or NULL = all */
-	size_t nsources;
-	int limit; /* 0 = default (20) */
-	bool explain;
-	bool sync; /* ask nodes to sync first (CLI mode) */
-} cg_search_req;
-
-/* Runs a search and returns the answer object of SPEC 4.1 (query,
- * filters, hits, conflicts, note, evidence, assumptions, followups,
- * changed_files).  CG_EINVAL for invalid input (message says what is
- * valid), CG_ENOPROV when the roster has no source. */
-int cg_fed_search(cg_fed *fed, const cg_search_req *req, json_t **out,
-                  cg_err *err);
-
 /*
  * Sends op with args (borrowed; "sources" is set per node) to every node
  * holding a source in scope (sources/nsources; NULL = all; an unknown name
  * is CG_EINVAL listing the valid ones) and returns
- *   {"nodes": [{"node", "sources", "outcome", "result"?}], "degraded": b}
- * where outcome is "ok" or why the node gave no result.  A node's error
+ *   {"nodes": [{"node", "workspace", "sources", "outcome", "code"?,
+ *               "result"?}], "degraded": b}
+ * where outcome is "ok" or why the node gave no result, and code the
+ * name of its error code (cg_code_name) when there is none.  A node's error
  * reply of kind invalid_input is returned as CG_EINVAL with its message.
  * The tools (read, list, grep...) are built on this.
  */
@@ -101,6 +85,15 @@ int cg_fed_call(cg_fed *fed, const char *op, const json_t *args,
 /* Sets item's `uri` (cg://ws/source/path, from its source and path) and
  * `workspace`. */
 void cg_fed_tag(json_t *item, const char *ws);
+
+/* The workspace of a node entry of a cg_fed_call answer (borrowed): its
+ * "workspace", else the roster's default workspace. */
+const char *cg_fed_entry_ws(const cg_fed *fed, const json_t *entry);
+
+/* Appends a followup {kind, uri (null when NULL), message} to the array
+ * fu, as every answer's "followups" holds them. */
+void cg_fed_followup(json_t *fu, const char *kind, const char *uri,
+                     const char *msg);
 
 /* The workspace name (borrowed). */
 const char *cg_fed_workspace(const cg_fed *fed);

@@ -1,13 +1,17 @@
 /*
  * fed_corpus.c - aliases route and boost, bridges add related entries
  * (see fed_corpus.h).  Built on cg_fed_call: the nodes answer `concept`
- * and `corpus_graph` under the caller's scope and access rule.
+ * and `corpus_graph` under the caller's scope and access rule.  It must
+ * not know the search's internals (rounds, statistics): the search hands
+ * it the hits and the query.
  */
 #include "federation/fed_corpus.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "common/cg_json.h"
 
 #define ROUTED_PER_TARGET 3
 #define MAX_BRIDGED       2
@@ -28,14 +32,13 @@ gather(const json_t *call, const char *key)
 }
 
 static json_t *
-call_op(cg_fed *f, const cg_search_req *req, const char *op, json_t *args)
+call_op(cg_fed *f, const cg_corpus_query *q, const char *op, json_t *args)
 {
 	json_t *out = NULL;
 	cg_err e;
 
 	cg_err_clear(&e);
-	if (cg_fed_call(f, op, args, req->sources, req->nsources, &out, &e) !=
-	    0)
+	if (cg_fed_call(f, op, args, q->sources, q->nsources, &out, &e) != 0)
 		out = NULL;
 	json_decref(args);
 	return out;
@@ -49,11 +52,7 @@ in_concept(const json_t *h, const char *corpus, const char *concept)
 	const json_t *k;
 	size_t i;
 
-	if (c == NULL ||
-	    strcmp(json_string_value(json_object_get(h, "source"))
-	               ? json_string_value(json_object_get(h, "source"))
-	               : "",
-	           corpus) != 0)
+	if (c == NULL || strcmp(cg_json_str(h, "source"), corpus) != 0)
 		return false;
 	json_array_foreach(json_object_get(c, "concepts"), i, k)
 		if (json_is_string(k) &&
@@ -80,10 +79,10 @@ has_hit(const json_t *hits, const char *source, const char *path)
 
 /* The entries of targets (a new array of {corpus, concept}), uri set. */
 static json_t *
-entries_of(cg_fed *f, const cg_search_req *req, json_t *targets, int limit)
+entries_of(cg_fed *f, const cg_corpus_query *q, json_t *targets, int limit)
 {
 	json_t *call = call_op(
-	    f, req, "concept",
+	    f, q, "concept",
 	    json_pack("{s:o, s:i}", "targets", targets, "limit", limit));
 	json_t *out = json_array();
 	const json_t *n;
@@ -178,7 +177,7 @@ alias_of(const json_t *aliases, const json_t *entry)
 /* Adds the entries of every alias target that are not hits yet, in one
  * concept round. */
 static void
-route(cg_fed *f, const cg_search_req *req, const json_t *aliases, json_t *hits)
+route(cg_fed *f, const cg_corpus_query *q, const json_t *aliases, json_t *hits)
 {
 	json_t *targets = json_array();
 	json_t *es;
@@ -190,7 +189,7 @@ route(cg_fed *f, const cg_search_req *req, const json_t *aliases, json_t *hits)
 		    targets, json_pack("{s:O, s:O}", "corpus",
 		                       json_object_get(a, "corpus"), "concept",
 		                       json_object_get(a, "concept")));
-	es = entries_of(f, req, targets, ROUTED_PER_TARGET);
+	es = entries_of(f, q, targets, ROUTED_PER_TARGET);
 	json_array_foreach(es, i, a) {
 		const char *s = json_string_value(json_object_get(a, "source"));
 		const char *p = json_string_value(json_object_get(a, "path"));
@@ -203,12 +202,11 @@ route(cg_fed *f, const cg_search_req *req, const json_t *aliases, json_t *hits)
 }
 
 void
-cg_fed_corpus_route(cg_fed *f, const cg_search_req *req, json_t *hits,
+cg_fed_corpus_route(cg_fed *f, const cg_corpus_query *q, json_t *hits,
                     json_t **graph)
 {
 	json_t *call =
-	    call_op(f, req, "corpus_graph",
-	            json_pack("{s:s}", "q", req->text ? req->text : ""));
+	    call_op(f, q, "corpus_graph", json_pack("{s:s}", "q", q->text));
 	const json_t *aliases;
 	const json_t *a;
 	size_t i;
@@ -225,8 +223,8 @@ cg_fed_corpus_route(cg_fed *f, const cg_search_req *req, json_t *hits,
 	json_array_foreach(aliases, i, a)
 		boost(hits, a);
 	/* Routed entries match no filter: with filters, boost only. */
-	if (json_array_size(aliases) > 0 && !cg_filters_any(&req->filters))
-		route(f, req, aliases, hits);
+	if (json_array_size(aliases) > 0 && !q->filtered)
+		route(f, q, aliases, hits);
 }
 
 /* --- related ----------------------------------------------------------- */
@@ -344,7 +342,7 @@ of_target(const json_t *e, const json_t *t)
 }
 
 json_t *
-cg_fed_corpus_related(cg_fed *f, const cg_search_req *req, const json_t *graph,
+cg_fed_corpus_related(cg_fed *f, const cg_corpus_query *q, const json_t *graph,
                       const json_t *hits)
 {
 	json_t *groups = graph ? pick_bridges(graph, hits) : json_array();
@@ -361,7 +359,7 @@ cg_fed_corpus_related(cg_fed *f, const cg_search_req *req, const json_t *graph,
 	}
 	/* One concept round for every bridged concept. */
 	es = json_array_size(groups) > 0
-	         ? entries_of(f, req, json_incref(targets), RELATED_PER + 3)
+	         ? entries_of(f, q, json_incref(targets), RELATED_PER + 3)
 	         : json_array();
 	json_array_foreach(groups, i, g) {
 		const json_t *t = json_array_get(targets, i);

@@ -16,22 +16,38 @@
  *   annotated with the bridge {from, to, type, note?}.
  * Dangling references (a corpus nobody serves, a concept with no entries)
  * give nothing and are reported by the nodes' corpus warnings.
+ *
+ * Built on cg_fed_call (fed.h), called by the search (fed_search.c); it
+ * must not include fed_search.h (the search calls it, not the reverse).
+ * May be included by federation/ and the layers above it (gateway, cli).
  */
 #ifndef CG_FED_CORPUS_H
 #define CG_FED_CORPUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
 
 #include <jansson.h>
 
 #include "federation/fed.h"
 
+/* What the corpus rounds need of a search: its text, whether it has a
+ * filter, and its scope (the corpus rounds ask the same sources). */
+typedef struct cg_corpus_query {
+	const char *text; /* the search text, "" when none */
+	bool filtered;    /* any filter set: routed entries match none */
+	const char *const *sources; /* scope: source names, NULL = all */
+	size_t nsources;
+} cg_corpus_query;
+
 /* Before the merge: fetches the graph (*graph, new reference, or NULL
  * when there is none), boosts and adds routed entries to hits. */
-void cg_fed_corpus_route(cg_fed *f, const cg_search_req *req, json_t *hits,
+void cg_fed_corpus_route(cg_fed *f, const cg_corpus_query *q, json_t *hits,
                          json_t **graph);
 
 /* After the merge: the `related` groups for the returned hits (a new
  * array, empty when nothing is bridged). */
-json_t *cg_fed_corpus_related(cg_fed *f, const cg_search_req *req,
+json_t *cg_fed_corpus_related(cg_fed *f, const cg_corpus_query *q,
                               const json_t *graph, const json_t *hits);
 
 #endif

@@ -1,12 +1,13 @@
 /*
- * fed_page.h - the federation side of the page tools: read, peek, links
- * and resolve over every node of a workspace, one JSON answer per tool.
+ * fed_page.h - the federation side of the page tools: read, peek and
+ * resolve over every node of a workspace, one JSON answer per tool (the
+ * links tool is fed_links.h).
  *
  * Every answer carries "evidence" ({sources_asked, sources_answered,
  * nodes: [{node, sources, outcome}], degraded}) and "followups"
  * ({kind, uri, message}); every page item carries uri, source and path so
  * that an access filter can drop it, and counts are computed last, from
- * the arrays (cg_fed_page_counts), so they stay true after filtering.
+ * the arrays.
  *
  * Decisions a caller must know:
  * - A uri is "cg://<workspace>/<source>/<path>" or "<source>/<path>"; a
@@ -16,8 +17,7 @@
  *   links return that code; peek reports it per page and returns the
  *   first such code after building the whole answer (*out is set).
  * - Links of the form "a/name" that the linking page's node could not
- *   resolve locally are resolved here: in source a when the workspace has
- *   one (best match by path, slug, title, alias), else unresolved.
+ *   resolve locally are settled by fed_links.h, for peek as for links.
  * - resolve accepts "[[target#heading|text]]", "target#heading", a slug,
  *   title, alias, a path (below the wiki or from the repository root, with
  *   or without ".md"), "source/name" and a uri.  Matches are ordered:
@@ -25,6 +25,10 @@
  *   shallower paths, then uri.
  * - Unresolved outgoing links become followups of kind "unresolved_link"
  *   (at most 50, then a count).
+ *
+ * May be included by federation/ and the layers above it (gateway, cli);
+ * within federation/ never by fed_links.c or page_tools.c, which
+ * fed_page.c uses.
  */
 #ifndef CG_FED_PAGE_H
 #define CG_FED_PAGE_H
@@ -50,29 +54,20 @@ int cg_fed_read(cg_fed *fed, const char *uri, const char *lines, json_t **out,
 int cg_fed_peek(cg_fed *fed, const char *const *uris, size_t n, json_t **out,
                 cg_err *err);
 
-/* links: outgoing links (resolved or not) and backlinks from every source
- * of the workspace. */
-int cg_fed_links(cg_fed *fed, const char *uri, json_t **out, cg_err *err);
-
 /* resolve: the pages a name designates, best first ("matches"). */
 int cg_fed_resolve(cg_fed *fed, const char *name, json_t **out, cg_err *err);
 
-/* Recomputes an answer's "counts" from its arrays (call after filtering). */
-void cg_fed_page_counts(json_t *ans);
-
 /*
  * The same tools with JSON arguments, for a table of tools (HTTP API,
- * MCP): read {uri, lines?}, peek {uris: [..] | uri}, links {uri},
- * resolve {name}.  A missing or mistyped argument is CG_EINVAL.  peek
- * returns 0 whenever it built an answer: a page that failed is reported
- * in it ("error"), not as the call's error.
+ * MCP): read {uri, lines?}, peek {uris: [..] | uri}, resolve {name}.  A missing
+ * or mistyped argument is CG_EINVAL.  peek returns 0 whenever it built an
+ * answer: a page that failed is reported in it ("error"), not as the call's
+ * error.
  */
 int cg_fed_read_json(cg_fed *fed, const json_t *args, json_t **out,
                      cg_err *err);
 int cg_fed_peek_json(cg_fed *fed, const json_t *args, json_t **out,
                      cg_err *err);
-int cg_fed_links_json(cg_fed *fed, const json_t *args, json_t **out,
-                      cg_err *err);
 int cg_fed_resolve_json(cg_fed *fed, const json_t *args, json_t **out,
                         cg_err *err);
 

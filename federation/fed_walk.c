@@ -12,20 +12,15 @@
 #include <string.h>
 
 #include "common/cg_buf.h"
+#include "common/cg_json.h"
 #include "common/cg_utf8.h"
+#include "federation/map_plan.h"
+#include "federation/merge.h"
 #include "federation/uri.h"
 #include "page/grep.h"
 #include "proto/limits.h"
 
 /* --- small helpers ------------------------------------------------------- */
-
-static const char *
-str_of(const json_t *o, const char *k)
-{
-	const char *v = json_string_value(json_object_get(o, k));
-
-	return v ? v : "";
-}
 
 static int64_t
 int_of(const json_t *o, const char *k)
@@ -63,22 +58,13 @@ followup(json_t *fu, const char *kind, const char *msg)
 	    fu, json_pack("{s:s, s:s}", "kind", kind, "message", msg));
 }
 
-/* The workspace of a node entry of cg_fed_call's answer. */
-static const char *
-node_ws(const cg_fed *f, const json_t *node)
-{
-	const char *ws = json_string_value(json_object_get(node, "workspace"));
-
-	return ws ? ws : cg_fed_workspace(f);
-}
-
 /* A new object {uri, workspace, ...item} for an item of a node. */
 static json_t *
 tag_item(const cg_fed *f, const json_t *node, const json_t *item)
 {
-	const char *ws = node_ws(f, node);
-	char *uri =
-	    cg_uri_make(ws, str_of(item, "source"), str_of(item, "path"));
+	const char *ws = cg_fed_entry_ws(f, node);
+	char *uri = cg_uri_make(ws, cg_json_str(item, "source"),
+	                        cg_json_str(item, "path"));
 	json_t *o =
 	    json_pack("{s:s, s:s}", "uri", uri ? uri : "", "workspace", ws);
 
@@ -274,15 +260,16 @@ walk_evidence(const json_t *call, json_t *fu)
 			json_array_extend(answered, (json_t *)srcs);
 		json_array_append_new(
 		    nodes, json_pack("{s:s, s:O, s:s}", "node",
-		                     str_of(n, "node"), "sources", srcs,
-		                     "outcome", str_of(n, "outcome")));
+		                     cg_json_str(n, "node"), "sources", srcs,
+		                     "outcome", cg_json_str(n, "outcome")));
 		if (!ok) {
 			char msg[600];
 
 			(void)snprintf(msg, sizeof(msg),
 			               "node %s did not answer (%s): its "
 			               "sources are missing from this answer",
-			               str_of(n, "node"), str_of(n, "outcome"));
+			               cg_json_str(n, "node"),
+			               cg_json_str(n, "outcome"));
 			followup(fu, "node", msg);
 		}
 	}
@@ -299,35 +286,13 @@ cmp_uri_line(const void *pa, const void *pb)
 {
 	const json_t *a = *(const json_t *const *)pa;
 	const json_t *b = *(const json_t *const *)pb;
-	int c = strcmp(str_of(a, "uri"), str_of(b, "uri"));
+	int c = strcmp(cg_json_str(a, "uri"), cg_json_str(b, "uri"));
 	int64_t la = int_of(a, "line");
 	int64_t lb = int_of(b, "line");
 
 	if (c != 0)
 		return c;
 	return la < lb ? -1 : la > lb;
-}
-
-/* A new array of items[from, from + n) once sorted by uri then line. */
-static json_t *
-sorted_slice(const json_t *items, size_t from, size_t n)
-{
-	size_t len = json_array_size(items);
-	json_t **v = calloc(len ? len : 1, sizeof(*v));
-	json_t *out = json_array();
-
-	if (v == NULL || out == NULL) {
-		free(v);
-		json_decref(out);
-		return NULL;
-	}
-	for (size_t i = 0; i < len; i++)
-		v[i] = json_array_get(items, i);
-	qsort(v, len, sizeof(*v), cmp_uri_line);
-	for (size_t i = from; i < len && i - from < n; i++)
-		json_array_append(out, v[i]);
-	free(v);
-	return out;
 }
 
 /* Every item of result[key] of every node that answered, tagged. */
@@ -439,7 +404,8 @@ cg_fed_list(cg_fed *f, const cg_list_req *r, json_t **out, cg_err *err)
 	if (rc != 0)
 		return rc;
 	all = gather(f, call, "items");
-	items = sorted_slice(all, (size_t)r->offset, (size_t)limit);
+	items =
+	    cg_merge_slice(all, cmp_uri_line, (size_t)r->offset, (size_t)limit);
 	json_decref(all);
 	*out = items ? list_answer(r, limit, call, scope, items) : NULL;
 	json_decref(call);
@@ -448,314 +414,18 @@ cg_fed_list(cg_fed *f, const cg_list_req *r, json_t **out, cg_err *err)
 	return 0;
 }
 
-/* --- map: the plan ---------------------------------------------------------
+/* --- map --------------------------------------------------------------------
  */
 
-struct mcat {
-	const char *name;    /* NULL: uncategorised */
-	int64_t pages;       /* pages in the category */
-	const json_t *items; /* [{path, title}], maybe fewer than pages */
-	size_t shown;        /* titles shown */
-	bool closed;         /* no more titles fit */
-};
-
-struct msrc {
-	const char *source;
-	const char *ws;
-	int64_t pages;
-	struct mcat *cats;
-	size_t ncats;
-	size_t shown; /* categories shown */
-	bool closed;
-};
-
-struct mplan {
-	struct msrc *v;
-	size_t n;
-	size_t shown; /* sources shown */
-	int64_t used; /* characters of the text */
-	int64_t budget;
-	cg_buf scratch;
-};
-
-enum mline { L_SRC, L_MORE_SRC, L_CAT, L_MORE_CATS, L_TITLE, L_MORE_PAGES };
-
-/* Appends name with control characters turned into spaces. */
-static void
-put_name(cg_buf *b, const char *s)
+/* The sources of every node that answered, each with its workspace: the
+ * planner's input. */
+static json_t *
+map_sources(const cg_fed *f, const json_t *call)
 {
-	for (; *s != '\0'; s++)
-		(void)cg_buf_putc(b, (unsigned char)*s < 0x20 ? ' ' : *s);
-}
-
-static const char *
-plural(int64_t n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
-static void
-put_line(cg_buf *b, enum mline k, const char *name, int64_t a, int64_t c)
-{
-	long long x = (long long)a;
-	long long y = (long long)c;
-
-	switch (k) {
-	case L_SRC:
-		put_name(b, name);
-		(void)cg_buf_printf(b, " (%lld %s)\n", x,
-		                    plural(a, "page", "pages"));
-		break;
-	case L_MORE_SRC:
-		(void)cg_buf_printf(b, "… %lld more %s (%lld %s)\n", x,
-		                    plural(a, "source", "sources"), y,
-		                    plural(c, "page", "pages"));
-		break;
-	case L_CAT:
-		(void)cg_buf_puts(b, "  ");
-		put_name(b, name ? name : "uncategorised");
-		(void)cg_buf_printf(b, " (%lld)\n", x);
-		break;
-	case L_MORE_CATS:
-		(void)cg_buf_printf(b, "  … %lld more %s (%lld %s)\n", x,
-		                    plural(a, "category", "categories"), y,
-		                    plural(c, "page", "pages"));
-		break;
-	case L_TITLE:
-		(void)cg_buf_puts(b, "    - ");
-		put_name(b, name);
-		(void)cg_buf_putc(b, '\n');
-		break;
-	case L_MORE_PAGES:
-		(void)cg_buf_printf(b, "    … %lld more %s\n", x,
-		                    plural(a, "page", "pages"));
-		break;
-	}
-}
-
-static int64_t
-u8chars(const char *s, size_t n)
-{
-	int64_t c = 0;
-
-	for (size_t i = 0; i < n; i++)
-		c += ((unsigned char)s[i] & 0xC0) != 0x80;
-	return c;
-}
-
-/* Characters of one line; a "more" line with nothing left costs 0. */
-static int64_t
-line_cost(struct mplan *p, enum mline k, const char *name, int64_t a, int64_t c)
-{
-	if ((k == L_MORE_SRC || k == L_MORE_CATS || k == L_MORE_PAGES) &&
-	    a <= 0)
-		return 0;
-	cg_buf_reset(&p->scratch);
-	put_line(&p->scratch, k, name, a, c);
-	return u8chars(cg_buf_str(&p->scratch), p->scratch.len);
-}
-
-static const char *
-title_at(const struct mcat *c, size_t i)
-{
-	return str_of(json_array_get(c->items, i), "title");
-}
-
-static int64_t
-more_src(struct mplan *p)
-{
-	int64_t pages = 0;
-
-	for (size_t i = p->shown; i < p->n; i++)
-		pages += p->v[i].pages;
-	return line_cost(p, L_MORE_SRC, NULL, (int64_t)(p->n - p->shown),
-	                 pages);
-}
-
-static int64_t
-more_cats(struct mplan *p, const struct msrc *s)
-{
-	int64_t pages = 0;
-
-	for (size_t i = s->shown; i < s->ncats; i++)
-		pages += s->cats[i].pages;
-	return line_cost(p, L_MORE_CATS, NULL, (int64_t)(s->ncats - s->shown),
-	                 pages);
-}
-
-static int64_t
-more_pages(struct mplan *p, const struct mcat *c)
-{
-	return line_cost(p, L_MORE_PAGES, NULL, c->pages - (int64_t)c->shown,
-	                 0);
-}
-
-/* Each step adds one line (and adjusts the "more" lines) when it fits. */
-static bool
-step_source(struct mplan *p)
-{
-	struct msrc *s = &p->v[p->shown];
-	int64_t before = more_src(p);
-	int64_t delta =
-	    line_cost(p, L_SRC, s->source, s->pages, 0) + more_cats(p, s);
-
-	p->shown++;
-	delta += more_src(p) - before;
-	if (p->used + delta > p->budget) {
-		p->shown--;
-		return false;
-	}
-	p->used += delta;
-	return true;
-}
-
-static bool
-step_category(struct mplan *p, struct msrc *s)
-{
-	struct mcat *c = &s->cats[s->shown];
-	int64_t before = more_cats(p, s);
-	int64_t delta =
-	    line_cost(p, L_CAT, c->name, c->pages, 0) + more_pages(p, c);
-
-	s->shown++;
-	delta += more_cats(p, s) - before;
-	if (p->used + delta > p->budget) {
-		s->shown--;
-		s->closed = true;
-		return false;
-	}
-	p->used += delta;
-	return true;
-}
-
-static bool
-step_title(struct mplan *p, struct mcat *c)
-{
-	int64_t before = more_pages(p, c);
-	int64_t delta = line_cost(p, L_TITLE, title_at(c, c->shown), 0, 0);
-
-	c->shown++;
-	delta += more_pages(p, c) - before;
-	if (p->used + delta > p->budget) {
-		c->shown--;
-		c->closed = true;
-		return false;
-	}
-	p->used += delta;
-	return true;
-}
-
-/* Adds categories round-robin over the sources shown; true on any. */
-static bool
-fill_categories(struct mplan *p)
-{
-	bool any = false;
-	bool progress = true;
-
-	for (size_t i = 0; i < p->shown; i++)
-		p->v[i].closed = false;
-	while (progress) {
-		progress = false;
-		for (size_t i = 0; i < p->shown; i++) {
-			struct msrc *s = &p->v[i];
-
-			if (!s->closed && s->shown < s->ncats)
-				progress |= step_category(p, s);
-		}
-		any |= progress;
-	}
-	return any;
-}
-
-/* Adds titles round-robin over the categories shown; true on any. */
-static bool
-fill_titles(struct mplan *p)
-{
-	bool any = false;
-	bool progress = true;
-
-	for (size_t i = 0; i < p->shown; i++)
-		for (size_t k = 0; k < p->v[i].shown; k++)
-			p->v[i].cats[k].closed = false;
-	while (progress) {
-		progress = false;
-		for (size_t i = 0; i < p->shown; i++)
-			for (size_t k = 0; k < p->v[i].shown; k++) {
-				struct mcat *c = &p->v[i].cats[k];
-
-				if (!c->closed &&
-				    c->shown < json_array_size(c->items))
-					progress |= step_title(p, c);
-			}
-		any |= progress;
-	}
-	return any;
-}
-
-/* Sources in order, then categories round-robin, then titles
- * round-robin, again while anything fits: a title replacing its "… 1
- * more page" line can make room for a category. */
-static void
-plan_fill(struct mplan *p)
-{
-	bool progress = true;
-
-	p->used = more_src(p);
-	while (p->shown < p->n && step_source(p))
-		;
-	while (progress) {
-		progress = fill_categories(p);
-		progress |= fill_titles(p);
-	}
-}
-
-/* --- map: reading node results and rendering -------------------------------
- */
-
-static int
-plan_add_source(struct mplan *p, const char *ws, const json_t *s)
-{
-	const json_t *cats = json_object_get(s, "categories");
-	struct msrc *m = &p->v[p->n];
-	const json_t *c;
-	size_t i;
-
-	memset(m, 0, sizeof(*m));
-	m->source = str_of(s, "source");
-	m->ws = ws;
-	m->pages = int_of(s, "pages");
-	m->cats = calloc(json_array_size(cats) + 1, sizeof(*m->cats));
-	if (m->cats == NULL)
-		return CG_ENOMEM;
-	json_array_foreach(cats, i, c) {
-		m->cats[i].name =
-		    json_string_value(json_object_get(c, "category"));
-		m->cats[i].pages = int_of(c, "pages");
-		m->cats[i].items = json_object_get(c, "items");
-	}
-	m->ncats = json_array_size(cats);
-	p->n++;
-	return 0;
-}
-
-/* Builds the plan's sources from every node that answered (sources with
- * no page left out). */
-static int
-plan_init(struct mplan *p, const cg_fed *f, const json_t *call, int budget)
-{
+	json_t *all = json_array();
 	const json_t *n;
 	size_t i;
-	size_t total = 0;
 
-	memset(p, 0, sizeof(*p));
-	p->budget = budget;
-	cg_buf_init(&p->scratch, 1u << 20);
-	json_array_foreach(json_object_get(call, "nodes"), i, n)
-		total += json_array_size(
-		    json_object_get(json_object_get(n, "result"), "sources"));
-	p->v = calloc(total + 1, sizeof(*p->v));
-	if (p->v == NULL)
-		return CG_ENOMEM;
 	json_array_foreach(json_object_get(call, "nodes"), i, n) {
 		const json_t *s;
 		size_t k;
@@ -763,108 +433,14 @@ plan_init(struct mplan *p, const cg_fed *f, const json_t *call, int budget)
 		json_array_foreach(
 		    json_object_get(json_object_get(n, "result"), "sources"), k,
 		    s) {
-			if (int_of(s, "pages") > 0 &&
-			    plan_add_source(p, node_ws(f, n), s) != 0)
-				return CG_ENOMEM;
+			json_t *c = json_copy((json_t *)s);
+
+			json_object_set_new(c, "workspace",
+			                    json_string(cg_fed_entry_ws(f, n)));
+			json_array_append_new(all, c);
 		}
 	}
-	return 0;
-}
-
-static void
-plan_fini(struct mplan *p)
-{
-	for (size_t i = 0; p->v != NULL && i < p->n; i++)
-		free(p->v[i].cats);
-	free(p->v);
-	cg_buf_fini(&p->scratch);
-}
-
-static json_t *
-render_cat(const struct msrc *s, const struct mcat *c, cg_buf *b)
-{
-	json_t *titles = json_array();
-
-	put_line(b, L_CAT, c->name, c->pages, 0);
-	for (size_t i = 0; i < c->shown; i++) {
-		const json_t *it = json_array_get(c->items, i);
-		char *uri = cg_uri_make(s->ws, s->source, str_of(it, "path"));
-
-		put_line(b, L_TITLE, str_of(it, "title"), 0, 0);
-		json_array_append_new(
-		    titles,
-		    json_pack("{s:s, s:s, s:s, s:s}", "title",
-		              str_of(it, "title"), "uri", uri ? uri : "",
-		              "source", s->source, "path", str_of(it, "path")));
-		free(uri);
-	}
-	if (c->pages > (int64_t)c->shown)
-		put_line(b, L_MORE_PAGES, NULL, c->pages - (int64_t)c->shown,
-		         0);
-	return json_pack("{s:o, s:I, s:o, s:I}", "category",
-	                 c->name ? json_string(c->name) : json_null(), "pages",
-	                 (json_int_t)c->pages, "titles", titles,
-	                 "pages_omitted",
-	                 (json_int_t)(c->pages - (int64_t)c->shown));
-}
-
-static json_t *
-render_source(const struct msrc *s, cg_buf *b, int64_t *shown_pages)
-{
-	json_t *cats = json_array();
-	int64_t hidden = 0;
-	char *uri = cg_uri_make(s->ws, s->source, "");
-	json_t *o;
-
-	put_line(b, L_SRC, s->source, s->pages, 0);
-	for (size_t k = 0; k < s->shown; k++) {
-		json_array_append_new(cats, render_cat(s, &s->cats[k], b));
-		*shown_pages += (int64_t)s->cats[k].shown;
-	}
-	for (size_t k = s->shown; k < s->ncats; k++)
-		hidden += s->cats[k].pages;
-	if (s->shown < s->ncats)
-		put_line(b, L_MORE_CATS, NULL, (int64_t)(s->ncats - s->shown),
-		         hidden);
-	o = json_pack("{s:s, s:s, s:s, s:I, s:o, s:I, s:I}", "source",
-	              s->source, "workspace", s->ws, "uri", uri ? uri : "",
-	              "pages", (json_int_t)s->pages, "categories", cats,
-	              "categories_omitted", (json_int_t)(s->ncats - s->shown),
-	              "pages_in_omitted_categories", (json_int_t)hidden);
-	free(uri);
-	return o;
-}
-
-/* The text and the JSON of what the plan shows. */
-static json_t *
-plan_render(const struct mplan *p)
-{
-	json_t *srcs = json_array();
-	int64_t total = 0;
-	int64_t shown = 0;
-	int64_t hidden = 0;
-	cg_buf b;
-	json_t *o;
-
-	cg_buf_init(&b, (size_t)CG_MAP_MAX_BUDGET * 8);
-	for (size_t i = 0; i < p->n; i++)
-		total += p->v[i].pages;
-	for (size_t i = 0; i < p->shown; i++)
-		json_array_append_new(srcs,
-		                      render_source(&p->v[i], &b, &shown));
-	for (size_t i = p->shown; i < p->n; i++)
-		hidden += p->v[i].pages;
-	if (p->shown < p->n)
-		put_line(&b, L_MORE_SRC, NULL, (int64_t)(p->n - p->shown),
-		         hidden);
-	o = json_pack("{s:I, s:s, s:I, s:I, s:o, s:I, s:I}", "chars",
-	              (json_int_t)u8chars(cg_buf_str(&b), b.len), "text",
-	              cg_buf_str(&b), "pages_total", (json_int_t)total,
-	              "pages_omitted", (json_int_t)(total - shown), "sources",
-	              srcs, "sources_omitted", (json_int_t)(p->n - p->shown),
-	              "pages_in_omitted_sources", (json_int_t)hidden);
-	cg_buf_fini(&b);
-	return o;
+	return all;
 }
 
 static json_t *
@@ -907,7 +483,8 @@ cg_fed_map(cg_fed *f, const cg_map_req *r, json_t **out, cg_err *err)
 	json_t *call = NULL;
 	json_t *scope = NULL;
 	json_t *args;
-	struct mplan p;
+	json_t *sources;
+	json_t *body;
 	int rc;
 
 	*out = NULL;
@@ -924,14 +501,13 @@ cg_fed_map(cg_fed *f, const cg_map_req *r, json_t **out, cg_err *err)
 	json_decref(args);
 	if (rc != 0)
 		return rc;
-	rc = plan_init(&p, f, call, budget);
-	if (rc == 0) {
-		plan_fill(&p);
-		*out = map_answer(r, budget, call, scope, plan_render(&p));
-	} else {
+	sources = map_sources(f, call);
+	body = sources ? cg_map_plan(sources, budget) : NULL;
+	if (body != NULL)
+		*out = map_answer(r, budget, call, scope, body);
+	else
 		json_decref(scope);
-	}
-	plan_fini(&p);
+	json_decref(sources);
 	json_decref(call);
 	if (*out == NULL)
 		return cg_err_set(err, CG_ENOMEM, "map: out of memory");
@@ -1058,7 +634,7 @@ cg_fed_grep(cg_fed *f, const cg_grep_req *r, json_t **out, cg_err *err)
 	if (rc != 0)
 		return rc;
 	all = gather(f, call, "matches");
-	matches = sorted_slice(all, 0, (size_t)max);
+	matches = cg_merge_slice(all, cmp_uri_line, 0, (size_t)max);
 	json_decref(all);
 	*out = matches ? grep_answer(f, r, max, call, scope, matches) : NULL;
 	json_decref(call);
@@ -1088,13 +664,13 @@ status_totals(json_t *tot, const json_t *s, json_t *fu)
 		(void)snprintf(msg, sizeof(msg),
 		               "source %s has no index yet: run `corpus-gw "
 		               "index`",
-		               str_of(s, "source"));
+		               cg_json_str(s, "source"));
 		followup(fu, "index", msg);
 	} else if (int_of(s, "problems") > 0) {
 		(void)snprintf(msg, sizeof(msg),
 		               "source %s: %lld file(s) could not be indexed "
 		               "(search followups list them)",
-		               str_of(s, "source"),
+		               cg_json_str(s, "source"),
 		               (long long)int_of(s, "problems"));
 		followup(fu, "problems", msg);
 	}
@@ -1123,12 +699,12 @@ cg_fed_status(cg_fed *f, const char *const *sources, size_t nsources,
 
 		json_array_foreach(srcs, k, s)
 			status_totals(tot, s, fu);
-		json_array_append_new(nodes,
-		                      json_pack("{s:s, s:s, s:s, s:O}", "node",
-		                                str_of(n, "node"), "workspace",
-		                                node_ws(f, n), "outcome",
-		                                str_of(n, "outcome"), "sources",
-		                                srcs ? srcs : json_array()));
+		json_array_append_new(
+		    nodes, json_pack("{s:s, s:s, s:s, s:O}", "node",
+		                     cg_json_str(n, "node"), "workspace",
+		                     cg_fed_entry_ws(f, n), "outcome",
+		                     cg_json_str(n, "outcome"), "sources",
+		                     srcs ? srcs : json_array()));
 	}
 	if (rc == 0)
 		*out = json_pack("{s:s, s:o, s:o, s:o, s:o}", "workspace",

@@ -22,16 +22,15 @@
  * the same order, the merge sorts them and cuts [offset, offset+limit),
  * so pages never repeat or go missing between pages of results.
  *
- * map: the text form is cut to budget characters (code points, not
- * bytes): sources first, then categories round-robin over sources, then
- * page titles round-robin over categories; whatever does not fit is
- * counted in "… N more" lines, which the budget includes.  The JSON holds
- * exactly what the text shows, plus the counts.
+ * map: each node returns its sources' categories and first titles; the
+ * cut to budget characters is map_plan.h's.
  *
- * grep: the pattern is checked here first (node/grep.h rules), so an
+ * grep: the pattern is checked here first (page/grep.h rules), so an
  * invalid regex is CG_EINVAL before any node works.  The merged matches
  * are sorted by uri then line and cut to max; "total" is the sum of the
  * per-file counts, "truncated" says matches were left out.
+ *
+ * May be included by federation/ and the layers above it (gateway, cli).
  */
 #ifndef CG_FED_WALK_H
 #define CG_FED_WALK_H
@@ -43,11 +42,8 @@
 
 #include "common/cg_err.h"
 #include "federation/fed.h"
+#include "federation/map_plan.h"
 #include "proto/filters.h"
-
-#define CG_MAP_DEFAULT_BUDGET 4000
-#define CG_MAP_MIN_BUDGET     100
-#define CG_MAP_MAX_BUDGET     1000000
 
 typedef struct cg_list_req {
 	const char *prefix;         /* see above; NULL = everything */

@@ -10,6 +10,10 @@
  * "connection reset" (it died mid-request).  Sockets redial in the
  * background, so a node that comes back is used again without a restart.
  * Thread-safe: concurrent broadcasts use separate nng contexts.
+ *
+ * May be included by the layers that choose a transport (gateway, cli);
+ * within federation/ only by transport.c: the federation core knows no
+ * transport, only cg_fed_broadcast_fn (fed.h).
  */
 #ifndef CG_TRANSPORT_H
 #define CG_TRANSPORT_H

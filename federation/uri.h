@@ -3,6 +3,8 @@
  * the source's repository root.  Parsing percent-decodes the path (so a
  * "%2e%2e" arrives as ".." and is refused by the node like any other
  * traversal); nothing here touches the file system.
+ *
+ * May be included by federation/ and the layers above it (gateway, cli).
  */
 #ifndef CG_URI_H
 #define CG_URI_H

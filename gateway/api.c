@@ -11,10 +11,31 @@
 #include <string.h>
 
 #include "common/cg_args.h"
+#include "federation/fed_links.h"
 #include "federation/fed_page.h"
+#include "federation/fed_search.h"
 #include "federation/fed_walk.h"
 #include "gateway/access.h"
 #include "proto/acl.h"
+
+/* --- shared --------------------------------------------------------------- */
+
+/* The search filters among the arguments, in the order they are checked. */
+static int
+filter_args(const json_t *args, cg_filters *f, cg_err *err)
+{
+	int rc = cg_args_str(args, "category", &f->category, err);
+
+	if (rc == 0)
+		rc = cg_args_str(args, "owner", &f->owner, err);
+	if (rc == 0)
+		rc = cg_args_str(args, "confidence", &f->confidence, err);
+	if (rc == 0)
+		rc = cg_args_str(args, "updated_since", &f->updated_since, err);
+	if (rc == 0)
+		rc = cg_args_str(args, "tag", &f->tag, err);
+	return rc;
+}
 
 /* --- search --------------------------------------------------------------- */
 
@@ -38,17 +59,7 @@ tool_search(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	if (rc == 0)
 		rc = cg_args_str(args, "q", &r.text, err);
 	if (rc == 0)
-		rc = cg_args_str(args, "category", &r.filters.category, err);
-	if (rc == 0)
-		rc = cg_args_str(args, "owner", &r.filters.owner, err);
-	if (rc == 0)
-		rc =
-		    cg_args_str(args, "confidence", &r.filters.confidence, err);
-	if (rc == 0)
-		rc = cg_args_str(args, "updated_since",
-		                 &r.filters.updated_since, err);
-	if (rc == 0)
-		rc = cg_args_str(args, "tag", &r.filters.tag, err);
+		rc = filter_args(args, &r.filters, err);
 	if (rc == 0)
 		rc =
 		    cg_args_list(args, "source", sources, 64, &r.nsources, err);
@@ -121,19 +132,20 @@ static const char *const grep_ints[] = {"max", NULL};
 static const char *const grep_bools[] = {"fixed", "case_sensitive", NULL};
 static const char *const status_args[] = {"source", NULL};
 
+/* What list and map take alike: only the names in allowed, then the
+ * prefix, the filters and up to 64 sources. */
 static int
-filter_args(const json_t *args, cg_filters *f, cg_err *err)
+tree_args(const json_t *args, const char *const *allowed, const char **prefix,
+          cg_filters *f, const char **sources, size_t *nsources, cg_err *err)
 {
-	int rc = cg_args_str(args, "category", &f->category, err);
+	int rc = cg_args_check(args, allowed, "argument", err);
 
 	if (rc == 0)
-		rc = cg_args_str(args, "owner", &f->owner, err);
+		rc = cg_args_str(args, "prefix", prefix, err);
 	if (rc == 0)
-		rc = cg_args_str(args, "confidence", &f->confidence, err);
+		rc = filter_args(args, f, err);
 	if (rc == 0)
-		rc = cg_args_str(args, "updated_since", &f->updated_since, err);
-	if (rc == 0)
-		rc = cg_args_str(args, "tag", &f->tag, err);
+		rc = cg_args_list(args, "source", sources, 64, nsources, err);
 	return rc;
 }
 
@@ -145,14 +157,8 @@ tool_list(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = cg_args_check(args, list_args, "argument", err);
-	if (rc == 0)
-		rc = cg_args_str(args, "prefix", &r.prefix, err);
-	if (rc == 0)
-		rc = filter_args(args, &r.filters, err);
-	if (rc == 0)
-		rc =
-		    cg_args_list(args, "source", sources, 64, &r.nsources, err);
+	rc = tree_args(args, list_args, &r.prefix, &r.filters, sources,
+	               &r.nsources, err);
 	if (rc == 0)
 		rc = cg_args_int(args, "limit", 0, 1, 500, &r.limit, err);
 	if (rc == 0)
@@ -169,14 +175,8 @@ tool_map(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = cg_args_check(args, map_args, "argument", err);
-	if (rc == 0)
-		rc = cg_args_str(args, "prefix", &r.prefix, err);
-	if (rc == 0)
-		rc = filter_args(args, &r.filters, err);
-	if (rc == 0)
-		rc =
-		    cg_args_list(args, "source", sources, 64, &r.nsources, err);
+	rc = tree_args(args, map_args, &r.prefix, &r.filters, sources,
+	               &r.nsources, err);
 	if (rc == 0)
 		rc = cg_args_int(args, "budget", 0, CG_MAP_MIN_BUDGET,
 		                 CG_MAP_MAX_BUDGET, &r.budget, err);

@@ -4,6 +4,8 @@
  * a JSON object of arguments and returns a JSON answer; errors are cg_err
  * codes, mapped to HTTP statuses by cg_code_http() and to MCP tool errors
  * (isError) by the MCP layer.
+ *
+ * May be included by gateway/ and cli/ (the CLI runs the same table).
  */
 #ifndef CG_API_H
 #define CG_API_H

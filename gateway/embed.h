@@ -4,6 +4,9 @@
  * a federation over them, the nodes called directly (no nng).  Used by
  * unit tests and benchmarks that measure search without the transport;
  * the CLI and the gateway use gateway.h, which goes through nng.
+ *
+ * May be included by gateway/ and, outside the product, by tests and
+ * benchmarks; cli/ uses gateway.h.
  */
 #ifndef CG_EMBED_H
 #define CG_EMBED_H

@@ -197,13 +197,22 @@ start_child(cg_gateway *g, const char *exe, const char *ws,
 	(void)snprintf(listen, sizeof(listen), "ipc://%s/gw-%ld-%zu.ipc", cache,
 	               (long)getpid(), g->nchildren);
 	(void)snprintf(name, sizeof(name), "%s/%s", ws, s->name);
+	/* The grown array is kept as soon as realloc returns it: the old
+	 * block is gone, and cg_gateway_free frees g->children. */
 	v = realloc(g->children, (g->nchildren + 1) * sizeof(*v));
-	if (v == NULL || pipe2(fds, O_CLOEXEC) != 0)
+	if (v == NULL)
 		return cg_err_set(err, CG_EIO, "spawn: %s", strerror(errno));
 	g->children = v;
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return cg_err_set(err, CG_EIO, "spawn: %s", strerror(errno));
 	pid = fork();
-	if (pid < 0)
-		return cg_err_set(err, CG_EIO, "fork: %s", strerror(errno));
+	if (pid < 0) {
+		int e = errno;
+
+		close(fds[0]);
+		close(fds[1]);
+		return cg_err_set(err, CG_EIO, "fork: %s", strerror(e));
+	}
 	if (pid == 0) {
 		dup2(fds[1], 1);
 		execl(exe, exe, "node", "--root", s->repo, "--source", s->name,

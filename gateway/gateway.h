@@ -8,6 +8,8 @@
  * processes (`corpus-gw node`) over ipc://.  Remote nodes from the config
  * are dialled over their URL.  Every request goes through the nng
  * transport (transport.h): there is one search path.
+ *
+ * May be included by gateway/ and cli/.
  */
 #ifndef CG_GATEWAY_H
 #define CG_GATEWAY_H

@@ -22,6 +22,8 @@
  *   timeout restarts on every byte, so without the deadline a slowloris
  *   client trickling a header byte at a time would hold its connection
  *   (and, with enough of them, the connection limit) forever.
+ *
+ * May be included by gateway/ and cli/ (`serve` starts it).
  */
 #ifndef CG_HTTP_H
 #define CG_HTTP_H

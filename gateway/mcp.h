@@ -8,6 +8,8 @@
  * unsupported _meta version is error -32602 with the supported list),
  * tools/list and tools/call over the gateway's tool table (api.h), ping,
  * and notifications and client responses (202, no body).
+ *
+ * May be included by gateway/ only (http.c serves it at /mcp).
  */
 #ifndef CG_MCP_H
 #define CG_MCP_H

@@ -2,6 +2,8 @@
  * metrics.h - the gateway's counters, rendered in the Prometheus text
  * format at /metrics: requests by tool and status, a latency histogram,
  * and per-node outcomes of the federation rounds.  Thread-safe.
+ *
+ * May be included by gateway/ only (http.c counts and serves them).
  */
 #ifndef CG_METRICS_H
 #define CG_METRICS_H

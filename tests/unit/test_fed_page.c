@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cgtest.h"
+#include "federation/fed_links.h"
 #include "federation/fed_page.h"
 #include "gateway/embed.h"
 
