@@ -25,6 +25,7 @@
 
 #include "common/cg_buf.h"
 #include "common/cg_fs.h"
+#include "common/cg_json.h"
 #include "index/fts_tokenizer.h"
 #include "index/index_int.h"
 #include "page/scan.h"
@@ -277,8 +278,9 @@ register_functions(sqlite3 *db, cg_rank_ctx *rank, struct visibility *vis)
 
 /* --- generations ------------------------------------------------------ */
 
-bool
-cg_sqlite_is_corrupt(int rc)
+/* True for an SQLite result code that means the file is damaged. */
+static bool
+is_corrupt(int rc)
 {
 	rc &= 0xff;
 	return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
@@ -365,18 +367,9 @@ collect_old_gens(const cg_index *idx, int64_t keep)
 static int
 exec(sqlite3 *db, const char *sql, cg_err *err, const char *what)
 {
-	char *msg = NULL;
-	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
 
-	if (rc != SQLITE_OK) {
-		int code = cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO;
-
-		cg_err_set(err, code, "index %s: %s", what,
-		           msg ? msg : sqlite3_errstr(rc));
-		sqlite3_free(msg);
-		return code;
-	}
-	return 0;
+	return rc == SQLITE_OK ? 0 : cg_index_sql_fail(db, rc, what, err);
 }
 
 static int
@@ -465,22 +458,22 @@ create_schema(cg_index *idx, sqlite3 *db, cg_err *err)
 	char sql[64];
 	int rc;
 
-	rc = exec(db, "PRAGMA journal_mode=WAL", err, "journal");
+	rc = exec(db, "PRAGMA journal_mode=WAL", err, "index journal");
 	if (rc == 0)
-		rc = exec(db, "BEGIN", err, "schema");
+		rc = exec(db, "BEGIN", err, "index schema");
 	if (rc == 0)
-		rc = exec(db, schema_sql, err, "schema");
+		rc = exec(db, schema_sql, err, "index schema");
 	(void)snprintf(sql, sizeof(sql), "PRAGMA user_version=%d",
 	               CG_SCHEMA_VERSION);
 	if (rc == 0)
-		rc = exec(db, sql, err, "schema");
+		rc = exec(db, sql, err, "index schema");
 	if (rc == 0 && (set_meta(db, "source", idx->src.name) != SQLITE_OK ||
 	                set_meta(db, "repo", idx->src.repo) != SQLITE_OK ||
 	                set_meta(db, "wiki", idx->src.wiki) != SQLITE_OK))
 		rc = cg_err_set(err, CG_EIO, "index schema: %s",
 		                sqlite3_errmsg(db));
 	if (rc == 0)
-		rc = exec(db, "COMMIT", err, "schema");
+		rc = exec(db, "COMMIT", err, "index schema");
 	return rc;
 }
 
@@ -809,9 +802,7 @@ cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
 	if (st != NULL)
 		sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return cg_err_set(
-		    err, cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO,
-		    "index totals: %s", sqlite3_errmsg(idx->db));
+		return cg_index_sql_fail(idx->db, rc, "index totals", err);
 	return 0;
 }
 
@@ -850,10 +841,34 @@ cg_index_problems(cg_index *idx)
 int
 cg_index_sql_fail(sqlite3 *db, int rc, const char *what, cg_err *err)
 {
-	int code = cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT
-	           : rc == SQLITE_NOMEM     ? CG_ENOMEM
-	                                    : CG_EIO;
+	int code = is_corrupt(rc)       ? CG_ECORRUPT
+	           : rc == SQLITE_NOMEM ? CG_ENOMEM
+	                                : CG_EIO;
 
 	return cg_err_set(err, code, "%s: %s", what,
 	                  db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+}
+
+int
+cg_index_query_fail(cg_index *idx, int rc, const char *what, cg_err *err)
+{
+	char ctx[256];
+
+	(void)snprintf(ctx, sizeof(ctx), "%s (%s)", what, idx->src.name);
+	return cg_index_sql_fail(idx->db, rc, ctx, err);
+}
+
+json_t *
+cg_index_col_text(sqlite3_stmt *st, int i)
+{
+	return cg_json_text((const char *)sqlite3_column_text(st, i));
+}
+
+json_t *
+cg_index_col_json(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	json_t *v = s != NULL ? json_loads(s, 0, NULL) : NULL;
+
+	return v != NULL ? v : json_array();
 }

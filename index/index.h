@@ -16,6 +16,8 @@
  * generation later.
  *
  * One cg_index is used by one thread at a time.
+ *
+ * May be included by index/ and the layers above it (node, gateway, cli).
  */
 #ifndef CG_INDEX_H
 #define CG_INDEX_H
@@ -124,12 +126,21 @@ int cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
  * missing raw metadata...), as a new JSON array of {path, kind, message}. */
 json_t *cg_index_problems(cg_index *idx);
 
-/* True for an SQLite result code that means the file is damaged. */
-bool cg_sqlite_is_corrupt(int rc);
-
 /* The one translation of a failed SQLite call on db: CG_ECORRUPT for a
  * damaged file, CG_ENOMEM, else CG_EIO, with the message "<what>:
  * <sqlite3_errmsg(db)>".  Returns the code. */
 int cg_index_sql_fail(sqlite3 *db, int rc, const char *what, cg_err *err);
+
+/* cg_index_sql_fail for a statement on idx's connection: the message
+ * names the operation and the source, "<what> (<source>): <message>". */
+int cg_index_query_fail(cg_index *idx, int rc, const char *what, cg_err *err);
+
+/* Text column i of a row as a new JSON string (invalid UTF-8 replaced), or
+ * null for SQL NULL. */
+json_t *cg_index_col_text(sqlite3_stmt *st, int i);
+
+/* Column i of a row holding JSON text (tags, aliases, headings...) parsed
+ * into a new value; an empty array when it is NULL or does not parse. */
+json_t *cg_index_col_json(sqlite3_stmt *st, int i);
 
 #endif

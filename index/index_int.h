@@ -1,11 +1,14 @@
 /*
- * index_write.h - the write side of an index: reconciles a generation's
- * tables with the page files in one transaction.  Used by index.c for both
- * incremental syncs and full rebuilds (a rebuild is a sync into an empty
- * generation), so there is one path from a file to its rows.
+ * index_int.h - the write side of an index (index_write.c): reconciles a
+ * generation's tables with the page files in one transaction.  Used by
+ * index.c for both incremental syncs and full rebuilds (a rebuild is a sync
+ * into an empty generation), so there is one path from a file to its rows.
+ *
+ * Private to index/: no file outside index/ may include it (the rest of
+ * the project reaches an index through index.h).
  */
-#ifndef CG_INDEX_WRITE_H
-#define CG_INDEX_WRITE_H
+#ifndef CG_INDEX_INT_H
+#define CG_INDEX_INT_H
 
 #include <jansson.h>
 #include <sqlite3.h>
@@ -16,7 +19,7 @@
 /* Reconciles db with the wiki files: unchanged files (same size and
  * mtime) are not opened; changed ones are read and hashed, and re-indexed
  * only when the content changed; missing ones are deleted.  All in one
- * transaction.  kind is an enum cg_source_kind (node/corpus_scan.h): a
+ * transaction.  kind is an enum cg_source_kind (conf/source.h): a
  * corpus lists its index entries instead of walking a wiki.  CG_ECORRUPT when
  * SQLite reports a damaged file. */
 int cg_index_write_sync(sqlite3 *db, const char *repo, const char *wiki,

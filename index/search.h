@@ -11,6 +11,8 @@
  * Match classes are tried in order (phrase, all words, some words,
  * frontmatter only); a page is reported once, in its best class, with its
  * best section.  Filters are applied in SQL before the limit, never after.
+ *
+ * May be included by index/ and the layers above it (node, gateway, cli).
  */
 #ifndef CG_SEARCH_H
 #define CG_SEARCH_H

@@ -35,8 +35,8 @@ concept_entries(cg_index *idx, const char *concept, int limit, json_t *out,
 		return rc;
 	st = cg_index_stmt(idx, concept_sql);
 	if (st == NULL)
-		return cg_err_set(err, CG_ERR, "concept: %s",
-		                  sqlite3_errmsg(cg_index_db(idx)));
+		return cg_index_query_fail(
+		    idx, sqlite3_errcode(cg_index_db(idx)), "concept", err);
 	sqlite3_bind_text(st, 1, concept, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, limit);
 	while (sqlite3_step(st) == SQLITE_ROW) {

@@ -116,14 +116,6 @@ md_normalise(const char *from, const char *dest)
 	return cg_buf_take(&b);
 }
 
-static int
-sql_err(cg_index *idx, int rc, cg_err *err)
-{
-	return cg_err_set(err, cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO,
-	                  "index %s: %s", cg_index_source(idx),
-	                  sqlite3_errmsg(cg_index_db(idx)));
-}
-
 /* --- finding pages by name ---------------------------------------------- */
 
 static const char *const find_sql =
@@ -238,7 +230,9 @@ find_pages(cg_index *idx, const char *name, const char *from_dir, int limit,
 	}
 	sqlite3_finalize(st);
 	keys_fini(&k);
-	return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : sql_err(idx, rc, err);
+	return rc == SQLITE_DONE || rc == SQLITE_OK
+	           ? 0
+	           : cg_index_query_fail(idx, rc, "resolve", err);
 }
 
 /* --- resolving one link --------------------------------------------------- */
@@ -309,7 +303,7 @@ resolve_md(cg_index *t, const char *target, const char *from, json_t *lk,
 		set_unresolved(lk, "no page at %.300s", p);
 		rc = 0;
 	} else {
-		rc = sql_err(t, rc, err);
+		rc = cg_index_query_fail(t, rc, "links", err);
 	}
 	sqlite3_finalize(st);
 out:
@@ -431,7 +425,8 @@ cg_links_outgoing(cg_node *n, cg_index *idx, int64_t page_id,
 		rc = SQLITE_OK;
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_err(idx, rc, err);
+	return rc == SQLITE_DONE ? 0
+	                         : cg_index_query_fail(idx, rc, "links", err);
 }
 
 /* --- links ---------------------------------------------------------------- */
@@ -707,7 +702,8 @@ backlinks_of(cg_node *n, cg_index *t, const struct want *w, json_t *out,
 		json_decref(lk);
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_err(t, rc, err);
+	return rc == SQLITE_DONE ? 0
+	                         : cg_index_query_fail(t, rc, "backlinks", err);
 }
 
 int

@@ -272,23 +272,6 @@ lines_args(const json_t *args, long long *a, long long *b, cg_err *err)
 
 /* --- index facts ------------------------------------------------------ */
 
-static json_t *
-col_text(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-
-	return s ? json_string(s) : json_null();
-}
-
-static json_t *
-col_array(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-	json_t *v = s ? json_loads(s, 0, NULL) : NULL;
-
-	return v ? v : json_array();
-}
-
 static const char *const facts_sql =
     "SELECT id, title, category, owner, confidence, updated_at, created_at,"
     " expires_at, tags, aliases, headings, first_line, nlines, fm_status,"
@@ -313,29 +296,27 @@ page_facts(cg_index *idx, const char *path, json_t *o, int64_t *id, cg_err *err)
 	}
 	if (rc == SQLITE_ROW) {
 		*id = sqlite3_column_int64(st, 0);
-		json_object_set_new(o, "title", col_text(st, 1));
-		json_object_set_new(o, "category", col_text(st, 2));
-		json_object_set_new(o, "owner", col_text(st, 3));
-		json_object_set_new(o, "confidence", col_text(st, 4));
-		json_object_set_new(o, "updated_at", col_text(st, 5));
-		json_object_set_new(o, "created_at", col_text(st, 6));
-		json_object_set_new(o, "expires_at", col_text(st, 7));
-		json_object_set_new(o, "tags", col_array(st, 8));
-		json_object_set_new(o, "aliases", col_array(st, 9));
-		json_object_set_new(o, "headings", col_array(st, 10));
-		json_object_set_new(o, "first_line", col_text(st, 11));
+		json_object_set_new(o, "title", cg_index_col_text(st, 1));
+		json_object_set_new(o, "category", cg_index_col_text(st, 2));
+		json_object_set_new(o, "owner", cg_index_col_text(st, 3));
+		json_object_set_new(o, "confidence", cg_index_col_text(st, 4));
+		json_object_set_new(o, "updated_at", cg_index_col_text(st, 5));
+		json_object_set_new(o, "created_at", cg_index_col_text(st, 6));
+		json_object_set_new(o, "expires_at", cg_index_col_text(st, 7));
+		json_object_set_new(o, "tags", cg_index_col_json(st, 8));
+		json_object_set_new(o, "aliases", cg_index_col_json(st, 9));
+		json_object_set_new(o, "headings", cg_index_col_json(st, 10));
+		json_object_set_new(o, "first_line", cg_index_col_text(st, 11));
 		json_object_set_new(o, "nlines",
 		                    json_integer(sqlite3_column_int(st, 12)));
 		if (sqlite3_column_int(st, 13) >= CG_FM_LENIENT)
 			json_object_set_new(o, "frontmatter_error",
-			                    col_text(st, 14));
+			                    cg_index_col_text(st, 14));
 		rc = SQLITE_DONE;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return cg_err_set(
-		    err, cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO,
-		    "index %s: %s", cg_index_source(idx), sqlite3_errmsg(db));
+		return cg_index_query_fail(idx, rc, "page facts", err);
 	json_object_set_new(o, "indexed", json_boolean(*id >= 0));
 	return 0;
 }

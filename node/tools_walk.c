@@ -23,6 +23,7 @@
 
 #include "common/cg_args.h"
 #include "common/cg_buf.h"
+#include "common/cg_json.h"
 #include "common/cg_utf8.h"
 #include "index/corpus_hits.h"
 #include "index/index.h"
@@ -39,24 +40,6 @@
 #define PREFIX_MAX               4096
 
 /* --- arguments ------------------------------------------------------------ */
-
-/* A JSON string of s, with invalid UTF-8 replaced; null for NULL. */
-static json_t *
-jtext(const char *s)
-{
-	json_t *j;
-	char *clean;
-
-	if (s == NULL)
-		return json_null();
-	j = json_string(s);
-	if (j != NULL)
-		return j;
-	clean = cg_utf8_sanitize(s, strlen(s), NULL, NULL);
-	j = json_string(clean ? clean : "");
-	free(clean);
-	return j;
-}
 
 /* --- prefix --------------------------------------------------------------- */
 
@@ -255,14 +238,6 @@ with_index(cg_index *idx, index_fn fn, void *ctx, cg_err *err)
 	return rc;
 }
 
-static int
-sql_fail(cg_index *idx, int rc, const char *what, cg_err *err)
-{
-	return cg_err_set(err, cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO,
-	                  "%s (%s): %s", what, cg_index_source(idx),
-	                  sqlite3_errmsg(cg_index_db(idx)));
-}
-
 /* --- the shared WHERE clause --------------------------------------------- */
 
 static const char *const walk_where =
@@ -298,7 +273,7 @@ prepare_where(cg_index *idx, const char *head, const char *tail,
 	(void)snprintf(sql, sizeof(sql), "%s%s%s", head, walk_where, tail);
 	rc = sqlite3_prepare_v2(cg_index_db(idx), sql, -1, st, NULL);
 	if (rc != SQLITE_OK)
-		return sql_fail(idx, rc, "walk: prepare", err);
+		return cg_index_query_fail(idx, rc, "walk: prepare", err);
 	for (int i = 0; i < 5; i++)
 		if (v[i] != NULL)
 			sqlite3_bind_text(*st, i + 1, v[i], -1, SQLITE_STATIC);
@@ -309,12 +284,6 @@ prepare_where(cg_index *idx, const char *head, const char *tail,
 
 /* --- list ------------------------------------------------------------------
  */
-
-static json_t *
-col_text(sqlite3_stmt *st, int i)
-{
-	return jtext((const char *)sqlite3_column_text(st, i));
-}
 
 static int
 list_count(cg_index *idx, struct walk_q *q, cg_err *err)
@@ -327,7 +296,9 @@ list_count(cg_index *idx, struct walk_q *q, cg_err *err)
 		return rc;
 	rc = sqlite3_step(st);
 	q->total = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	rc = rc == SQLITE_ROW ? 0 : sql_fail(idx, rc, "list: count", err);
+	rc = rc == SQLITE_ROW
+	         ? 0
+	         : cg_index_query_fail(idx, rc, "list: count", err);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -349,13 +320,14 @@ list_rows(cg_index *idx, void *ctx, cg_err *err)
 	sqlite3_bind_int(st, 10, q->rows);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		json_array_append_new(
-		    q->out,
-		    json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "source",
-		              cg_index_source(idx), "path", col_text(st, 0),
-		              "title", col_text(st, 1), "category",
-		              col_text(st, 2), "updated_at", col_text(st, 3),
-		              "confidence", col_text(st, 4)));
-	rc = rc == SQLITE_DONE ? 0 : sql_fail(idx, rc, "list", err);
+		    q->out, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}",
+		                      "source", cg_index_source(idx), "path",
+		                      cg_index_col_text(st, 0), "title",
+		                      cg_index_col_text(st, 1), "category",
+		                      cg_index_col_text(st, 2), "updated_at",
+		                      cg_index_col_text(st, 3), "confidence",
+		                      cg_index_col_text(st, 4)));
+	rc = rc == SQLITE_DONE ? 0 : cg_index_query_fail(idx, rc, "list", err);
 	sqlite3_finalize(st);
 	return rc == 0 ? list_count(idx, q, err) : rc;
 }
@@ -466,13 +438,14 @@ map_row(json_t *cats, sqlite3_stmt *st)
 	if (last == NULL || (cat == NULL) != json_is_null(c) ||
 	    (cat != NULL && lc != NULL && strcmp(cat, lc) != 0)) {
 		last = json_pack(
-		    "{s:o, s:I, s:[]}", "category", jtext(cat), "pages",
+		    "{s:o, s:I, s:[]}", "category", cg_json_text(cat), "pages",
 		    (json_int_t)sqlite3_column_int64(st, 3), "items");
 		json_array_append_new(cats, last);
 	}
 	json_array_append_new(json_object_get(last, "items"),
-	                      json_pack("{s:o, s:o}", "path", col_text(st, 1),
-	                                "title", col_text(st, 2)));
+	                      json_pack("{s:o, s:o}", "path",
+	                                cg_index_col_text(st, 1), "title",
+	                                cg_index_col_text(st, 2)));
 }
 
 static int
@@ -501,7 +474,7 @@ map_rows(cg_index *idx, void *ctx, cg_err *err)
 		if (json_array_size(q->out) > before)
 			q->total += sqlite3_column_int64(st, 3);
 	}
-	rc = rc == SQLITE_DONE ? 0 : sql_fail(idx, rc, "map", err);
+	rc = rc == SQLITE_DONE ? 0 : cg_index_query_fail(idx, rc, "map", err);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -603,9 +576,10 @@ on_hit(void *ctx, const cg_grep_hit *h)
 
 	if (h->text == NULL)
 		return 0;
-	m = json_pack("{s:o, s:o, s:I, s:I, s:s}", "source", jtext(r->source),
-	              "path", jtext(r->path), "line", (json_int_t)h->line,
-	              "column", (json_int_t)h->col, "text", h->text);
+	m = json_pack("{s:o, s:o, s:I, s:I, s:s}", "source",
+	              cg_json_text(r->source), "path", cg_json_text(r->path),
+	              "line", (json_int_t)h->line, "column", (json_int_t)h->col,
+	              "text", h->text);
 	if (m == NULL)
 		return CG_ENOMEM;
 	if (h->clipped)
@@ -620,8 +594,9 @@ skip_file(struct grep_run *r, const char *path, const char *reason)
 	if (r->nskipped++ < GREP_SKIPPED_MAX)
 		json_array_append_new(r->skipped,
 		                      json_pack("{s:o, s:o, s:s}", "source",
-		                                jtext(r->source), "path",
-		                                jtext(path), "reason", reason));
+		                                cg_json_text(r->source), "path",
+		                                cg_json_text(path), "reason",
+		                                reason));
 }
 
 /* Streams one open file; drops its matches when it turns out binary. */
@@ -649,10 +624,11 @@ grep_fd(struct grep_run *r, int fd, cg_err *err)
 	r->windowed += st.windowed;
 	r->total += st.matches;
 	if (st.matches > 0)
-		json_array_append_new(
-		    r->files, json_pack("{s:o, s:s, s:I}", "source",
-		                        jtext(r->source), "path", r->path,
-		                        "matches", (json_int_t)st.matches));
+		json_array_append_new(r->files,
+		                      json_pack("{s:o, s:s, s:I}", "source",
+		                                cg_json_text(r->source), "path",
+		                                r->path, "matches",
+		                                (json_int_t)st.matches));
 	return 0;
 }
 
@@ -950,7 +926,7 @@ status_source(cg_index *idx)
 	                    json_integer(count_of(
 	                        db, "SELECT count(*) FROM problems", errors)));
 	ls = last_sync(db);
-	json_object_set_new(o, "last_sync", jtext(ls));
+	json_object_set_new(o, "last_sync", cg_json_text(ls));
 	if (ls != NULL && parse_utc(ls) >= 0)
 		json_object_set_new(o, "index_age_s",
 		                    json_integer(now - parse_utc(ls)));
