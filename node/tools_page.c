@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/cg_buf.h"
+#include "common/cg_fs.h"
 #include "common/cg_utf8.h"
 #include "page/frontmatter.h"
 #include "proto/acl.h"
@@ -90,90 +91,43 @@ check_lexical(const char *rel, size_t len, cg_err *err)
 	return 0;
 }
 
-/* The error for a failed openat of component c. */
-static int
-open_fail(int dfd, const char *c, const char *rel, int e, cg_err *err)
-{
-	struct stat st;
-
-	if (e == ELOOP ||
-	    (e == ENOTDIR && fstatat(dfd, c, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	     S_ISLNK(st.st_mode)))
-		return refuse(err, rel,
-		              "a symlink on the path is not followed");
-	if (e == ENOENT || e == ENOTDIR)
-		return cg_err_set(err, CG_ENOTFOUND, "no such page '%.300s'",
-		                  rel);
-	if (e == ENAMETOOLONG)
-		return cg_err_set(err, CG_EINVAL, "path too long '%.300s'",
-		                  rel);
-	return cg_err_set(err, CG_EIO, "'%.300s': %s", rel, strerror(e));
-}
-
-/* Walks the components of sub (below the wiki) from dfd; consumes dfd. */
-static int
-walk(int dfd, const char *sub, const char *rel, int *fd, cg_err *err)
-{
-	char comp[256];
-
-	for (;;) {
-		size_t n = strcspn(sub, "/");
-		bool last = sub[n] == '\0';
-		int next;
-		int e;
-
-		if (n >= sizeof(comp)) {
-			close(dfd);
-			return cg_err_set(err, CG_EINVAL,
-			                  "path component too long '%.300s'",
-			                  rel);
-		}
-		memcpy(comp, sub, n);
-		comp[n] = '\0';
-		next = openat(dfd, comp,
-		              O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-		                  (last ? O_NONBLOCK : O_DIRECTORY));
-		e = errno;
-		if (next < 0) {
-			int rc = open_fail(dfd, comp, rel, e, err);
-
-			close(dfd);
-			return rc;
-		}
-		close(dfd);
-		if (last) {
-			*fd = next;
-			return 0;
-		}
-		dfd = next;
-		sub += n + 1;
-	}
-}
-
-/* Opens the regular file sub below the folder root, component by
- * component (rel is the path as the caller named it, for messages). */
+/* Opens the regular file sub below the folder root through
+ * cg_open_beneath, wording its failures as page errors (rel is the path
+ * as the caller named it). */
 static int
 open_below(int *fd, const char *root, const char *sub, const char *rel,
            cg_err *err)
 {
-	struct stat st;
 	int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int rc;
+	int e;
 
 	if (dfd < 0)
 		return cg_err_set(err, CG_ENOTFOUND,
 		                  "the source's folder is missing (a corpus "
 		                  "not fetched yet, or a wiki removed)");
-	rc = walk(dfd, sub, rel, fd, err);
-	if (rc != 0)
-		return rc;
-	if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(*fd);
-		*fd = -1;
+	rc = cg_open_beneath(fd, dfd, sub, strlen(sub), NULL);
+	e = errno;
+	close(dfd);
+	switch (rc) {
+	case 0:
+		return 0;
+	case CG_EDENIED:
+		return refuse(err, rel,
+		              "a symlink on the path is not followed");
+	case CG_ENOTFOUND:
+		return cg_err_set(err, CG_ENOTFOUND, "no such page '%.300s'",
+		                  rel);
+	case CG_ETOOBIG:
+		return cg_err_set(err, CG_EINVAL,
+		                  "path component too long '%.300s'", rel);
+	case CG_EINVAL: /* the lexical check leaves only this cause */
 		return cg_err_set(err, CG_EINVAL,
 		                  "'%.300s' is not a regular file", rel);
+	default:
+		return cg_err_set(err, CG_EIO, "'%.300s': %s", rel,
+		                  strerror(e));
 	}
-	return 0;
 }
 
 int

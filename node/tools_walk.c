@@ -23,6 +23,7 @@
 
 #include "common/cg_args.h"
 #include "common/cg_buf.h"
+#include "common/cg_fs.h"
 #include "common/cg_json.h"
 #include "common/cg_utf8.h"
 #include "index/corpus_hits.h"
@@ -507,47 +508,6 @@ cg_walk_map(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	return walk_sources(n, args, prefix, &q, map_rows, map_take, res, err);
 }
 
-/* --- grep: opening a page file ---------------------------------------------
- */
-
-/*
- * Opens root/rel for reading one component at a time with O_NOFOLLOW, so
- * a folder or file swapped for a symlink since the scan is refused
- * (ELOOP) instead of followed.  O_NONBLOCK keeps a FIFO from blocking.
- * Returns the descriptor or -1 with errno set.
- */
-static int
-open_beneath(const char *root, const char *rel)
-{
-	int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	const char *p = rel;
-
-	while (dfd >= 0) {
-		const char *slash = strchr(p, '/');
-		size_t len = slash ? (size_t)(slash - p) : strlen(p);
-		char name[256];
-		int fd;
-
-		if (len == 0 || len >= sizeof(name) ||
-		    (len <= 2 && strncmp(p, "..", len) == 0)) {
-			close(dfd);
-			errno = EINVAL;
-			return -1;
-		}
-		memcpy(name, p, len);
-		name[len] = '\0';
-		fd = openat(dfd, name,
-		            O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-		                (slash ? O_DIRECTORY : O_NONBLOCK));
-		close(dfd);
-		if (slash == NULL || fd < 0)
-			return fd;
-		dfd = fd;
-		p = slash + 1;
-	}
-	return -1;
-}
-
 /* --- grep: the walk --------------------------------------------------------
  */
 
@@ -564,6 +524,8 @@ struct grep_run {
 	int64_t windowed;   /* lines examined in windows */
 	const char *source; /* current file */
 	const char *path;
+	int root;            /* the current source's repository, or -1 */
+	int root_errno;      /* why it could not be opened */
 	const cg_node *node; /* for its request deadline */
 	int expired;         /* stopped at the deadline: partial */
 };
@@ -632,13 +594,21 @@ grep_fd(struct grep_run *r, int fd, cg_err *err)
 	return 0;
 }
 
-static int
-grep_entry(struct grep_run *r, const char *repo, const cg_scan_entry *e,
-           cg_err *err)
+/* Why a file could not be opened, as a skipped[] reason. */
+static const char *
+open_reason(int rc, int e)
 {
-	struct stat sb;
-	char reason[160];
-	int fd;
+	if (rc == CG_EDENIED)
+		return "symlink (not followed)";
+	if (rc == CG_EINVAL)
+		return "not a regular file";
+	return strerror(e);
+}
+
+static int
+grep_entry(struct grep_run *r, const cg_scan_entry *e, cg_err *err)
+{
+	int fd = -1;
 	int rc;
 
 	if (e->kind == CG_SCAN_SYMLINK) {
@@ -649,17 +619,14 @@ grep_entry(struct grep_run *r, const char *repo, const cg_scan_entry *e,
 		skip_file(r, e->rel, "file name is not valid UTF-8");
 		return 0;
 	}
-	fd = open_beneath(repo, e->rel);
-	if (fd < 0) {
-		(void)snprintf(reason, sizeof(reason), "%s",
-		               errno == ELOOP ? "symlink (not followed)"
-		                              : strerror(errno));
-		skip_file(r, e->rel, reason);
-		return 0;
-	}
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		skip_file(r, e->rel, "not a regular file");
+	/* The scan saw a regular file; a folder or file swapped for a
+	 * symlink since is refused, not followed. */
+	rc = r->root < 0
+	         ? CG_EIO
+	         : cg_open_beneath(&fd, r->root, e->rel, strlen(e->rel), NULL);
+	if (rc != 0) {
+		skip_file(r, e->rel,
+		          open_reason(rc, r->root < 0 ? r->root_errno : errno));
 		return 0;
 	}
 	r->path = e->rel;
@@ -680,6 +647,8 @@ grep_source(struct grep_run *r, cg_index *idx, const char *prefix, cg_err *err)
 	rc = cg_scan_source(&sc, cg_index_repo(idx), cg_index_wiki(idx),
 	                    (enum cg_source_kind)cg_index_kind(idx), NULL, err);
 	r->source = cg_index_source(idx);
+	r->root = open(cg_index_repo(idx), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r->root_errno = errno;
 	for (size_t i = 0; rc == 0 && i < sc.n && !r->expired; i++) {
 		if (cg_node_expired(r->node)) {
 			r->expired = 1;
@@ -687,8 +656,10 @@ grep_source(struct grep_run *r, cg_index *idx, const char *prefix, cg_err *err)
 		}
 		if (!sc.v[i].virt && prefix_has(&pre, sc.v[i].rel) &&
 		    cg_acl_allows(cg_index_acl(idx), r->source, sc.v[i].rel))
-			rc = grep_entry(r, cg_index_repo(idx), &sc.v[i], err);
+			rc = grep_entry(r, &sc.v[i], err);
 	}
+	if (r->root >= 0)
+		close(r->root);
 	cg_scan_fini(&sc);
 	prefix_fini(&pre);
 	return rc;
