@@ -639,6 +639,20 @@ cg_index_wiki(const cg_index *idx)
 	return idx->src.wiki;
 }
 
+const char *
+cg_index_wiki_rel(const cg_index *idx)
+{
+	const char *repo = idx->src.repo;
+	const char *wiki = idx->src.wiki;
+	size_t n = strlen(repo);
+
+	while (n > 1 && repo[n - 1] == '/')
+		n--;
+	if (strncmp(wiki, repo, n) != 0 || wiki[n] != '/' || wiki[n + 1] == 0)
+		return NULL;
+	return wiki + n + 1;
+}
+
 int
 cg_index_kind(const cg_index *idx)
 {

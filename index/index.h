@@ -112,6 +112,10 @@ cg_rank_ctx *cg_index_rank(cg_index *idx);
 const char *cg_index_source(const cg_index *idx);
 const char *cg_index_repo(const cg_index *idx);
 const char *cg_index_wiki(const cg_index *idx);
+/* The wiki folder relative to the repository root (".guild/wiki"),
+ * borrowed; NULL when the wiki is not below the repository (a corpus,
+ * whose folder is both). */
+const char *cg_index_wiki_rel(const cg_index *idx);
 int64_t cg_index_generation(const cg_index *idx);
 /* enum cg_source_kind: a wiki, or a local or remote corpus. */
 int cg_index_kind(const cg_index *idx);

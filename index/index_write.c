@@ -798,7 +798,7 @@ cg_index_write_problems(sqlite3 *db)
 	 * wrong: a [[name]] without "/" that is no slug, title or alias of
 	 * this source, and a (x.md) link to the page's own folder that is
 	 * no page.  "a/b" links may name another source and are judged by
-	 * the links tool (node/tools_links.c), not here. */
+	 * link resolution (node/resolve.c), not here. */
 	static const char *const sql =
 	    "WITH names(n) AS (SELECT lower(slug) FROM pages"
 	    " UNION SELECT lower(title) FROM pages WHERE title IS NOT NULL"

@@ -36,6 +36,7 @@
 #include "common/cg_fs.h"
 #include "common/cg_time.h"
 #include "conf/workspace.h"
+#include "node/dispatch.h"
 #include "node/node.h"
 #include "page/corpus_scan.h"
 #include "proto/wire.h"

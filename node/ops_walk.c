@@ -1,139 +1,44 @@
 /*
- * tools_walk.c - the node side of list, map, grep and status (see
- * tools_walk.h for arguments and results).  list and map read the index;
- * grep reads the page files themselves, through node/scan.c's listing and
- * a component-by-component O_NOFOLLOW open, so no symlink is ever
- * followed, in the wiki or above it; status reports what each index is.
+ * ops_walk.c - the node side of list, map and status (see ops.h for
+ * arguments and results).  list and map read the index through one WHERE
+ * clause (filters, prefix, the caller's access policy) and sort as the
+ * federation merges; status reports what each index is.  grep, which
+ * reads the files instead, is ops_grep.c.
  *
- * What it must not do: follow a symlink, read a whole large file into
- * memory, build uris (the federation does), or fail a whole status
- * because one source is broken.
+ * What it must not do: build uris (the federation does), count a page the
+ * caller may not see, or fail a whole status because one source is
+ * broken.
  */
-#include "node/tools_walk.h"
-
 #include <sys/stat.h>
 
-#include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "common/cg_args.h"
-#include "common/cg_buf.h"
 #include "common/cg_fs.h"
 #include "common/cg_json.h"
-#include "common/cg_utf8.h"
 #include "index/corpus_hits.h"
 #include "index/index.h"
-#include "index/search.h"
-#include "node/tools_corpus.h"
-#include "page/corpus_scan.h"
-#include "page/grep.h"
-#include "page/scan.h"
+#include "node/ops.h"
+#include "node/prefix.h"
 #include "proto/acl.h"
+#include "proto/filters.h"
+#include "proto/limits.h"
 
 #define MAP_DEFAULT_PER_CATEGORY 200
 #define MAP_MAX_PER_CATEGORY     5000
-#define GREP_SKIPPED_MAX         100
-#define PREFIX_MAX               4096
 
-/* --- arguments ------------------------------------------------------------ */
-
-/* --- prefix --------------------------------------------------------------- */
-
-/* A path prefix as two half-open ranges of paths: relative to the repo
- * ([lo1, hi1)) and relative to the wiki ([lo2, hi2)).  hi = lo + 0xFF,
- * a byte no UTF-8 path holds, so lo <= path < hi <=> path starts with lo. */
-struct prefix {
-	bool any; /* no prefix: everything */
-	char *lo1, *hi1, *lo2, *hi2;
-};
-
-static void
-prefix_fini(struct prefix *p)
-{
-	free(p->lo1);
-	free(p->hi1);
-	free(p->lo2);
-	free(p->hi2);
-	memset(p, 0, sizeof(*p));
-}
-
-/* The wiki folder relative to the repo root, with a final '/'. */
-static char *
-wiki_rel(cg_index *idx)
-{
-	const char *repo = cg_index_repo(idx);
-	const char *wiki = cg_index_wiki(idx);
-	size_t n = strlen(repo);
-	cg_buf b;
-
-	cg_buf_init(&b, PREFIX_MAX * 2);
-	if (strncmp(wiki, repo, n) == 0 && wiki[n] == '/')
-		(void)cg_buf_puts(&b, wiki + n + 1);
-	if (b.len > 0)
-		(void)cg_buf_putc(&b, '/');
-	(void)cg_buf_puts(&b, "");
-	return cg_buf_take(&b);
-}
-
-static char *
-concat(const char *a, const char *b, const char *c)
-{
-	cg_buf s;
-
-	cg_buf_init(&s, PREFIX_MAX * 4);
-	if (cg_buf_puts(&s, a) != 0 || cg_buf_puts(&s, b) != 0 ||
-	    cg_buf_puts(&s, c) != 0 || cg_buf_puts(&s, "") != 0) {
-		cg_buf_fini(&s);
-		return NULL;
-	}
-	return cg_buf_take(&s);
-}
-
-static int
-prefix_init(struct prefix *p, const char *s, cg_index *idx, cg_err *err)
-{
-	char *w;
-
-	memset(p, 0, sizeof(*p));
-	p->any = s == NULL || *s == '\0';
-	if (p->any)
-		return 0;
-	if (strlen(s) > PREFIX_MAX)
-		return cg_err_set(err, CG_ETOOBIG,
-		                  "prefix longer than %d bytes", PREFIX_MAX);
-	w = wiki_rel(idx);
-	p->lo1 = concat("", s, "");
-	p->hi1 = concat("", s, "\xff");
-	p->lo2 = w ? concat(w, s, "") : NULL;
-	p->hi2 = w ? concat(w, s, "\xff") : NULL;
-	free(w);
-	if (!p->lo1 || !p->hi1 || !p->lo2 || !p->hi2) {
-		prefix_fini(p);
-		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
-static bool
-prefix_has(const struct prefix *p, const char *path)
-{
-	return p->any || strncmp(path, p->lo1, strlen(p->lo1)) == 0 ||
-	       strncmp(path, p->lo2, strlen(p->lo2)) == 0;
-}
-
-/* --- sources and order ---------------------------------------------------- */
+/* --- order ------------------------------------------------------------- */
 
 /* "source/path", the order every walk result is sorted in (the uri order
  * once the federation puts "cg://ws/" in front); malloc'd. */
 static char *
 sort_key(const char *source, const char *path)
 {
-	return concat(source, "/", path);
+	return cg_path_join(source, path);
 }
 
 struct keyed {
@@ -182,63 +87,6 @@ sort_items(json_t *arr, size_t keep, cg_err *err)
 	return rc == 0 ? 0 : cg_err_set(err, rc, "out of memory");
 }
 
-/* strcmp of a + "/" and b + "/": the order of sources in sort keys. */
-static int
-source_cmp(const char *a, const char *b)
-{
-	char ka[512];
-	char kb[512];
-
-	(void)snprintf(ka, sizeof(ka), "%s/", a);
-	(void)snprintf(kb, sizeof(kb), "%s/", b);
-	return strcmp(ka, kb);
-}
-
-/* The node's sources in scope, in sort-key order; returns the count. */
-static size_t
-scope_order(cg_node *n, const json_t *args, size_t *order)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < cg_node_nsources(n); i++)
-		if (cg_node_in_scope(args, cg_node_source_name(n, i)))
-			order[k++] = i;
-	for (size_t i = 1; i < k; i++) { /* insertion sort: a handful */
-		size_t v = order[i];
-		size_t j = i;
-
-		while (j > 0 && source_cmp(cg_node_source_name(n, order[j - 1]),
-		                           cg_node_source_name(n, v)) > 0) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = v;
-	}
-	return k;
-}
-
-/* Runs fn on an index that is ready; on corruption rebuilds once and
- * runs it again (fn must start from scratch each time). */
-typedef int (*index_fn)(cg_index *idx, void *ctx, cg_err *err);
-
-static int
-with_index(cg_index *idx, index_fn fn, void *ctx, cg_err *err)
-{
-	int rc = cg_node_ready(idx, err);
-
-	if (rc == 0)
-		rc = fn(idx, ctx, err);
-	if (rc == CG_ECORRUPT) {
-		cg_sync_stats st;
-
-		cg_err_clear(err);
-		rc = cg_index_rebuild(idx, "corrupt at query", &st, err);
-		if (rc == 0)
-			rc = fn(idx, ctx, err);
-	}
-	return rc;
-}
-
 /* --- the shared WHERE clause --------------------------------------------- */
 
 static const char *const walk_where =
@@ -255,7 +103,7 @@ static const char *const walk_where =
 /* What list and map select. */
 struct walk_q {
 	cg_filters f;
-	struct prefix pre;
+	cg_prefix pre;
 	int rows;      /* rows to return (list: offset + limit) */
 	json_t *out;   /* per source result, rebuilt by each attempt */
 	int64_t total; /* list: rows matching */
@@ -353,26 +201,26 @@ typedef int (*take_fn)(json_t *res, cg_index *idx, struct walk_q *q);
 
 static int
 walk_sources(cg_node *n, const json_t *args, const char *prefix,
-             struct walk_q *q, index_fn fn, take_fn take, json_t *res,
+             struct walk_q *q, cg_node_index_fn fn, take_fn take, json_t *res,
              cg_err *err)
 {
 	size_t *order = calloc(cg_node_nsources(n) + 1, sizeof(*order));
-	size_t k = order ? scope_order(n, args, order) : 0;
+	size_t k = order ? cg_node_scope_order(n, args, order) : 0;
 	int rc = order ? 0 : cg_err_set(err, CG_ENOMEM, "out of memory");
 
 	for (size_t i = 0; rc == 0 && i < k; i++) {
 		cg_index *idx = cg_node_index(n, order[i]);
 
-		rc = prefix_init(&q->pre, prefix, idx, err);
+		rc = cg_prefix_init(&q->pre, prefix, idx, err);
 		q->out = json_array();
 		q->total = 0;
 		if (rc == 0)
-			rc = with_index(idx, fn, q, err);
+			rc = cg_node_run(idx, fn, q, err);
 		if (rc == 0)
 			rc = take(res, idx, q);
 		json_decref(q->out);
 		q->out = NULL;
-		prefix_fini(&q->pre);
+		cg_prefix_fini(&q->pre);
 	}
 	free(order);
 	return rc;
@@ -391,7 +239,7 @@ list_take(json_t *res, cg_index *idx, struct walk_q *q)
 }
 
 int
-cg_walk_list(cg_node *n, const json_t *args, json_t *res, cg_err *err)
+cg_op_list(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 {
 	struct walk_q q;
 	const char *prefix = NULL;
@@ -491,7 +339,7 @@ map_take(json_t *res, cg_index *idx, struct walk_q *q)
 }
 
 int
-cg_walk_map(cg_node *n, const json_t *args, json_t *res, cg_err *err)
+cg_op_map(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 {
 	struct walk_q q;
 	const char *prefix = NULL;
@@ -506,244 +354,6 @@ cg_walk_map(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	if (rc != 0)
 		return rc;
 	return walk_sources(n, args, prefix, &q, map_rows, map_take, res, err);
-}
-
-/* --- grep: the walk --------------------------------------------------------
- */
-
-struct grep_run {
-	cg_grep *g;
-	int max;            /* matches to keep */
-	json_t *matches;    /* kept, in sort order */
-	json_t *files;      /* {source, path, matches} per matching file */
-	json_t *skipped;    /* {source, path, reason}, first GREP_SKIPPED_MAX */
-	int64_t nskipped;   /* all skipped files */
-	int64_t total;      /* matching lines */
-	int64_t nfiles;     /* files searched */
-	int64_t bytes;      /* bytes searched */
-	int64_t windowed;   /* lines examined in windows */
-	const char *source; /* current file */
-	const char *path;
-	int root;            /* the current source's repository, or -1 */
-	int root_errno;      /* why it could not be opened */
-	const cg_node *node; /* for its request deadline */
-	int expired;         /* stopped at the deadline: partial */
-};
-
-static int
-on_hit(void *ctx, const cg_grep_hit *h)
-{
-	struct grep_run *r = ctx;
-	json_t *m;
-
-	if (h->text == NULL)
-		return 0;
-	m = json_pack("{s:o, s:o, s:I, s:I, s:s}", "source",
-	              cg_json_text(r->source), "path", cg_json_text(r->path),
-	              "line", (json_int_t)h->line, "column", (json_int_t)h->col,
-	              "text", h->text);
-	if (m == NULL)
-		return CG_ENOMEM;
-	if (h->clipped)
-		json_object_set_new(m, "clipped", json_true());
-	json_array_append_new(r->matches, m);
-	return 0;
-}
-
-static void
-skip_file(struct grep_run *r, const char *path, const char *reason)
-{
-	if (r->nskipped++ < GREP_SKIPPED_MAX)
-		json_array_append_new(r->skipped,
-		                      json_pack("{s:o, s:o, s:s}", "source",
-		                                cg_json_text(r->source), "path",
-		                                cg_json_text(path), "reason",
-		                                reason));
-}
-
-/* Streams one open file; drops its matches when it turns out binary. */
-static int
-grep_fd(struct grep_run *r, int fd, cg_err *err)
-{
-	size_t before = json_array_size(r->matches);
-	int64_t room = r->max - (int64_t)before;
-	cg_grep_file st;
-	int rc = cg_grep_fd(r->g, fd, room > 0 ? room : 0, on_hit, r, &st, err);
-
-	if (rc != 0)
-		return rc < 0 ? cg_err_set(err, rc, "grep %s: out of memory",
-		                           r->path)
-		              : rc;
-	if (st.binary) {
-		while (json_array_size(r->matches) > before)
-			json_array_remove(r->matches,
-			                  json_array_size(r->matches) - 1);
-		skip_file(r, r->path, "binary (NUL byte)");
-		return 0;
-	}
-	r->nfiles++;
-	r->bytes += st.bytes;
-	r->windowed += st.windowed;
-	r->total += st.matches;
-	if (st.matches > 0)
-		json_array_append_new(r->files,
-		                      json_pack("{s:o, s:s, s:I}", "source",
-		                                cg_json_text(r->source), "path",
-		                                r->path, "matches",
-		                                (json_int_t)st.matches));
-	return 0;
-}
-
-/* Why a file could not be opened, as a skipped[] reason. */
-static const char *
-open_reason(int rc, int e)
-{
-	if (rc == CG_EDENIED)
-		return "symlink (not followed)";
-	if (rc == CG_EINVAL)
-		return "not a regular file";
-	return strerror(e);
-}
-
-static int
-grep_entry(struct grep_run *r, const cg_scan_entry *e, cg_err *err)
-{
-	int fd = -1;
-	int rc;
-
-	if (e->kind == CG_SCAN_SYMLINK) {
-		skip_file(r, e->rel, "symlink (not followed)");
-		return 0;
-	}
-	if (!cg_utf8_valid(e->rel, strlen(e->rel))) {
-		skip_file(r, e->rel, "file name is not valid UTF-8");
-		return 0;
-	}
-	/* The scan saw a regular file; a folder or file swapped for a
-	 * symlink since is refused, not followed. */
-	rc = r->root < 0
-	         ? CG_EIO
-	         : cg_open_beneath(&fd, r->root, e->rel, strlen(e->rel), NULL);
-	if (rc != 0) {
-		skip_file(r, e->rel,
-		          open_reason(rc, r->root < 0 ? r->root_errno : errno));
-		return 0;
-	}
-	r->path = e->rel;
-	rc = grep_fd(r, fd, err);
-	close(fd);
-	return rc;
-}
-
-static int
-grep_source(struct grep_run *r, cg_index *idx, const char *prefix, cg_err *err)
-{
-	struct prefix pre;
-	cg_scan sc;
-	int rc = prefix_init(&pre, prefix, idx, err);
-
-	if (rc != 0)
-		return rc;
-	rc = cg_scan_source(&sc, cg_index_repo(idx), cg_index_wiki(idx),
-	                    (enum cg_source_kind)cg_index_kind(idx), NULL, err);
-	r->source = cg_index_source(idx);
-	r->root = open(cg_index_repo(idx), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	r->root_errno = errno;
-	for (size_t i = 0; rc == 0 && i < sc.n && !r->expired; i++) {
-		if (cg_node_expired(r->node)) {
-			r->expired = 1;
-			break;
-		}
-		if (!sc.v[i].virt && prefix_has(&pre, sc.v[i].rel) &&
-		    cg_acl_allows(cg_index_acl(idx), r->source, sc.v[i].rel))
-			rc = grep_entry(r, &sc.v[i], err);
-	}
-	if (r->root >= 0)
-		close(r->root);
-	cg_scan_fini(&sc);
-	prefix_fini(&pre);
-	return rc;
-}
-
-static int
-grep_args(const json_t *args, cg_grep_opts *o, int *max, const char **pre,
-          cg_err *err)
-{
-	int rc;
-
-	memset(o, 0, sizeof(*o));
-	rc = cg_args_str(args, "pattern", &o->pattern, err);
-	if (rc == 0 && o->pattern == NULL)
-		rc = cg_err_set(err, CG_EINVAL, "grep: pattern is required");
-	if (rc == 0)
-		rc = cg_args_bool(args, "fixed", &o->fixed, err);
-	if (rc == 0)
-		rc = cg_args_bool(args, "case_sensitive", &o->case_sensitive,
-		                  err);
-	if (rc == 0)
-		rc = cg_args_int(args, "max", CG_GREP_DEFAULT_MAX, 1,
-		                 CG_GREP_MAX_MAX, max, err);
-	if (rc == 0)
-		rc = cg_args_str(args, "prefix", pre, err);
-	return rc;
-}
-
-static void
-grep_result(const struct grep_run *r, json_t *res)
-{
-	json_object_set(res, "matches", r->matches);
-	json_object_set_new(res, "total", json_integer(r->total));
-	json_object_set(res, "files", r->files);
-	json_object_set_new(res, "files_searched", json_integer(r->nfiles));
-	json_object_set_new(res, "bytes_searched", json_integer(r->bytes));
-	json_object_set_new(res, "windowed_lines", json_integer(r->windowed));
-	json_object_set(res, "skipped", r->skipped);
-	json_object_set_new(res, "skipped_total", json_integer(r->nskipped));
-	json_object_set_new(
-	    res, "truncated",
-	    json_boolean(r->expired ||
-	                 r->total > (int64_t)json_array_size(r->matches)));
-	if (r->expired)
-		json_object_set_new(res, "deadline_exceeded", json_true());
-	json_object_set_new(res, "unicode",
-	                    json_boolean(cg_grep_unicode(r->g)));
-}
-
-int
-cg_walk_grep(cg_node *n, const json_t *args, json_t *res, cg_err *err)
-{
-	struct grep_run r;
-	cg_grep_opts o;
-	const char *prefix = NULL;
-	size_t *order = NULL;
-	size_t k = 0;
-	int rc;
-
-	memset(&r, 0, sizeof(r));
-	r.node = n;
-	rc = grep_args(args, &o, &r.max, &prefix, err);
-	if (rc == 0)
-		rc = cg_grep_new(&r.g, &o, err);
-	if (rc != 0)
-		return rc;
-	r.matches = json_array();
-	r.files = json_array();
-	r.skipped = json_array();
-	order = calloc(cg_node_nsources(n) + 1, sizeof(*order));
-	if (order == NULL)
-		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
-	else
-		k = scope_order(n, args, order);
-	for (size_t i = 0; rc == 0 && i < k; i++)
-		rc = grep_source(&r, cg_node_index(n, order[i]), prefix, err);
-	if (rc == 0)
-		grep_result(&r, res);
-	free(order);
-	json_decref(r.matches);
-	json_decref(r.files);
-	json_decref(r.skipped);
-	cg_grep_free(r.g);
-	return rc;
 }
 
 /* --- status ----------------------------------------------------------------
@@ -813,15 +423,16 @@ last_sync(sqlite3 *db)
 	return v;
 }
 
+/* The size of the file a + b, 0 when it cannot be read. */
 static int64_t
 file_size(const char *a, const char *b)
 {
-	char *p = concat(a, b, "");
+	char p[PATH_MAX];
 	struct stat sb;
-	int64_t n = p && stat(p, &sb) == 0 ? (int64_t)sb.st_size : 0;
 
-	free(p);
-	return n;
+	if (snprintf(p, sizeof(p), "%s%s", a, b) >= (int)sizeof(p))
+		return 0;
+	return stat(p, &sb) == 0 ? (int64_t)sb.st_size : 0;
 }
 
 /* Size of the live database (+ WAL) and the age of CURRENT, next to it. */
@@ -846,7 +457,7 @@ status_files(sqlite3 *db, json_t *o, int64_t now)
 		return;
 	}
 	slash[1] = '\0';
-	cur = concat(dir, "CURRENT", "");
+	cur = cg_path_join(dir, "CURRENT");
 	if (cur != NULL && stat(cur, &sb) == 0)
 		json_object_set_new(o, "generation_age_s",
 		                    json_integer(now - (int64_t)sb.st_mtime));
@@ -923,7 +534,7 @@ corpus_status(cg_index *idx, json_t *o)
 }
 
 int
-cg_walk_status(cg_node *n, const json_t *args, json_t *res, cg_err *err)
+cg_op_status(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 {
 	json_t *all = json_array();
 
