@@ -20,6 +20,7 @@
 #include "page/corpus_scan.h"
 #include "page/page.h"
 #include "page/scan.h"
+#include "proto/filters.h"
 
 /* A row of the pages table, as needed to decide what changed. */
 struct known {
@@ -319,18 +320,6 @@ outline_json(const cg_page *p)
 	return s;
 }
 
-static int
-conf_rank(const char *c)
-{
-	if (c == NULL)
-		return 0;
-	if (strcmp(c, "high") == 0)
-		return 3;
-	if (strcmp(c, "medium") == 0)
-		return 2;
-	return strcmp(c, "low") == 0 ? 1 : 0;
-}
-
 static void
 bind_opt(sqlite3_stmt *st, int i, const char *s)
 {
@@ -389,7 +378,8 @@ insert_page_row(struct writer *w, const cg_scan_entry *e, int64_t hash,
 		bind_opt(st, 8, p->category_raw);
 		bind_opt(st, 9, p->owner);
 		bind_opt(st, 10, p->confidence);
-		sqlite3_bind_int(st, 11, conf_rank(p->confidence));
+		sqlite3_bind_int(st, 11,
+		                 cg_filters_confidence_rank(p->confidence));
 		bind_opt(st, 12, p->created_at);
 		bind_opt(st, 13, p->updated_at);
 		bind_opt(st, 14, p->expires_at);

@@ -142,17 +142,8 @@ cands_has(const struct cands *c, int64_t page)
 	return false;
 }
 
-static const char *const filter_sql =
-    " AND (?2 IS NULL OR p.category = ?2)"
-    " AND (?3 IS NULL OR lower(p.owner) = lower(?3))"
-    " AND (?4 IS NULL OR p.confidence = ?4)"
-    " AND (?5 IS NULL OR p.updated_at >= ?5)"
-    " AND (?6 IS NULL OR EXISTS (SELECT 1 FROM json_each(p.tags)"
-    "      WHERE lower(json_each.value) = lower(?6)))"
-    " AND cg_visible(p.path)";
-
-static void
-bind_filters(sqlite3_stmt *st, const cg_filters *f)
+void
+cg_search_filter_bind(sqlite3_stmt *st, const cg_filters *f)
 {
 	const char *v[] = {f->category, f->owner, f->confidence,
 	                   f->updated_since, f->tag};
@@ -183,7 +174,7 @@ run_class(cg_index *idx, const cg_search_opts *o, enum cg_match m,
 	               "p.id = (sec.rowid >> %d) WHERE sec MATCH ?1%s ORDER BY "
 	               "score DESC, p.updated_at DESC, p.conf_rank DESC, "
 	               "p.path",
-	               CG_SEC_SHIFT, filter_sql);
+	               CG_SEC_SHIFT, CG_SEARCH_FILTER_SQL);
 	st = cached(idx, sql);
 	if (st == NULL) {
 		free(expr);
@@ -192,7 +183,7 @@ run_class(cg_index *idx, const cg_search_opts *o, enum cg_match m,
 		                           "search prepare", err);
 	}
 	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
-	bind_filters(st, o->f);
+	cg_search_filter_bind(st, o->f);
 	rc = SQLITE_DONE;
 	while (c->n < c->limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t rowid = sqlite3_column_int64(st, 0);
@@ -229,11 +220,11 @@ run_filters(cg_index *idx, const cg_search_opts *o, struct cands *c,
 	(void)snprintf(sql, sizeof(sql),
 	               "SELECT p.id, p.nlines FROM pages p WHERE 1%s ORDER BY "
 	               "p.updated_at DESC, p.conf_rank DESC, p.path LIMIT %zu",
-	               filter_sql, c->limit);
+	               CG_SEARCH_FILTER_SQL, c->limit);
 	rc = sqlite3_prepare_v2(cg_index_db(idx), sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return cg_index_query_fail(idx, rc, "search prepare", err);
-	bind_filters(st, o->f);
+	cg_search_filter_bind(st, o->f);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		(*walked)++;
 		c->v[c->n++] = (struct cand){

@@ -22,6 +22,7 @@
 #include "common/cg_json.h"
 #include "index/corpus_hits.h"
 #include "index/index.h"
+#include "index/search.h"
 #include "node/ops.h"
 #include "node/prefix.h"
 #include "proto/acl.h"
@@ -89,16 +90,12 @@ sort_items(json_t *arr, size_t keep, cg_err *err)
 
 /* --- the shared WHERE clause --------------------------------------------- */
 
+/* The filters (index/search.h: ?2 to ?6, and the caller's visibility)
+ * and the prefix (?7 to ?10); ?1 is not used. */
 static const char *const walk_where =
-    " WHERE (?1 IS NULL OR p.category = ?1)"
-    " AND (?2 IS NULL OR lower(p.owner) = lower(?2))"
-    " AND (?3 IS NULL OR p.confidence = ?3)"
-    " AND (?4 IS NULL OR p.updated_at >= ?4)"
-    " AND (?5 IS NULL OR EXISTS (SELECT 1 FROM json_each(p.tags)"
-    "      WHERE lower(json_each.value) = lower(?5)))"
-    " AND (?6 IS NULL OR (p.path >= ?6 AND p.path < ?7)"
-    "      OR (p.path >= ?8 AND p.path < ?9))"
-    " AND cg_visible(p.path)";
+    " WHERE 1" CG_SEARCH_FILTER_SQL
+    " AND (?7 IS NULL OR (p.path >= ?7 AND p.path < ?8)"
+    "      OR (p.path >= ?9 AND p.path < ?10))";
 
 /* What list and map select. */
 struct walk_q {
@@ -113,8 +110,6 @@ static int
 prepare_where(cg_index *idx, const char *head, const char *tail,
               const struct walk_q *q, sqlite3_stmt **st, cg_err *err)
 {
-	const char *v[] = {q->f.category, q->f.owner, q->f.confidence,
-	                   q->f.updated_since, q->f.tag};
 	const char *pv[] = {q->pre.lo1, q->pre.hi1, q->pre.lo2, q->pre.hi2};
 	char sql[2048];
 	int rc;
@@ -123,16 +118,13 @@ prepare_where(cg_index *idx, const char *head, const char *tail,
 	rc = sqlite3_prepare_v2(cg_index_db(idx), sql, -1, st, NULL);
 	if (rc != SQLITE_OK)
 		return cg_index_query_fail(idx, rc, "walk: prepare", err);
-	for (int i = 0; i < 5; i++)
-		if (v[i] != NULL)
-			sqlite3_bind_text(*st, i + 1, v[i], -1, SQLITE_STATIC);
+	cg_search_filter_bind(*st, &q->f);
 	for (int i = 0; i < 4 && !q->pre.any; i++)
-		sqlite3_bind_text(*st, i + 6, pv[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(*st, i + 7, pv[i], -1, SQLITE_STATIC);
 	return 0;
 }
 
-/* --- list ------------------------------------------------------------------
- */
+/* --- list ---------------------------------------------------------- */
 
 static int
 list_count(cg_index *idx, struct walk_q *q, cg_err *err)
@@ -161,12 +153,12 @@ list_rows(cg_index *idx, void *ctx, cg_err *err)
 	    idx,
 	    "SELECT p.path, coalesce(p.title, p.slug), p.category, "
 	    "p.updated_at, p.confidence FROM pages p",
-	    " ORDER BY p.path LIMIT ?10", q, &st, err);
+	    " ORDER BY p.path LIMIT ?11", q, &st, err);
 
 	json_array_clear(q->out);
 	if (rc != 0)
 		return rc;
-	sqlite3_bind_int(st, 10, q->rows);
+	sqlite3_bind_int(st, 11, q->rows);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		json_array_append_new(
 		    q->out, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}",
@@ -268,8 +260,7 @@ cg_op_list(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	return rc;
 }
 
-/* --- map -------------------------------------------------------------------
- */
+/* --- map ----------------------------------------------------------- */
 
 /* Appends a row (category, path, title, category count) to the last
  * category of cats, or opens a new one. */
@@ -309,13 +300,13 @@ map_rows(cg_index *idx, void *ctx, cg_err *err)
 	    "row_number() OVER (PARTITION BY coalesce(p.category, '') ORDER "
 	    "BY lower(coalesce(p.title, p.slug)), p.path) AS rn, count(*) "
 	    "OVER (PARTITION BY coalesce(p.category, '')) AS n FROM pages p",
-	    ") WHERE rn <= ?10 ORDER BY cat = '', cat, rn", q, &st, err);
+	    ") WHERE rn <= ?11 ORDER BY cat = '', cat, rn", q, &st, err);
 
 	json_array_clear(q->out);
 	q->total = 0;
 	if (rc != 0)
 		return rc;
-	sqlite3_bind_int(st, 10, q->rows);
+	sqlite3_bind_int(st, 11, q->rows);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		size_t before = json_array_size(q->out);
 
@@ -356,8 +347,7 @@ cg_op_map(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	return walk_sources(n, args, prefix, &q, map_rows, map_take, res, err);
 }
 
-/* --- status ----------------------------------------------------------------
- */
+/* --- status -------------------------------------------------------- */
 
 /* Seconds since the epoch of "YYYY-MM-DDTHH:MM:SSZ", -1 when malformed
  * (days from the civil date, so no timegm and no TZ). */

@@ -13,7 +13,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,21 +25,11 @@
 	(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
 	 IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
 
-static void warnf(const cg_watch *w, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
 static void
-warnf(const cg_watch *w, const char *fmt, ...)
+say(const cg_watch *w, const char *msg)
 {
-	char msg[1024];
-	va_list ap;
-
-	if (w->warn == NULL)
-		return;
-	va_start(ap, fmt);
-	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	w->warn(w->warn_ctx, msg);
+	if (w->warn != NULL)
+		w->warn(w->warn_ctx, msg);
 }
 
 void
@@ -72,10 +62,13 @@ watch_tree(cg_watch *w, const char *dir, int depth)
 	                      WATCH_MASK | IN_ONLYDIR | IN_DONT_FOLLOW) < 0) {
 		if ((errno == ENOSPC || errno == ENOMEM) && !w->full) {
 			w->full = true;
-			warnf(w,
-			      "inotify watch limit reached; changes are seen "
-			      "by the reconcile only dir=%s",
-			      dir);
+			char msg[PATH_MAX + 128];
+
+			(void)snprintf(msg, sizeof(msg),
+			               "inotify watch limit reached; changes "
+			               "are seen by the reconcile only dir=%s",
+			               dir);
+			say(w, msg);
 		}
 		return;
 	}
@@ -135,10 +128,13 @@ cg_watch_start(cg_watch *w)
 {
 	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (w->fd < 0) {
-		warnf(w,
-		      "inotify unavailable; changes are seen by the reconcile "
-		      "only reason=\"%s\"",
-		      strerror(errno));
+		char msg[256];
+
+		(void)snprintf(msg, sizeof(msg),
+		               "inotify unavailable; changes are seen by the "
+		               "reconcile only reason=\"%s\"",
+		               strerror(errno));
+		say(w, msg);
 		return;
 	}
 	cg_watch_rescan(w);
