@@ -18,29 +18,31 @@
 #include "proto/acl.h"
 #include "proto/wire.h"
 
-/* The operations.  read_tx: run inside one read transaction per index (a
- * consistent snapshot, the locks taken once); sync writes, so not it. */
+/* The operations.  writes: the operation changes the indexes (sync), so
+ * it runs outside a read transaction and the reply reports the
+ * generations after it; every other one runs inside one read transaction
+ * per index (a consistent snapshot, the locks taken once). */
 static const struct op {
 	const char *name;
 	cg_op_fn *fn;
-	bool read_tx;
+	bool writes;
 } ops[] = {
-    {"sync", cg_op_sync, false},
-    {"stats", cg_op_stats, true},
-    {"search", cg_op_search, true},
-    {"claims", cg_op_claims, true},
-    {"problems", cg_op_problems, true},
-    {"read", cg_op_read, true},
-    {"peek", cg_op_peek, true},
-    {"links", cg_op_links, true},
-    {"backlinks", cg_op_backlinks, true},
-    {"resolve", cg_op_resolve, true},
-    {"list", cg_op_list, true},
-    {"map", cg_op_map, true},
-    {"grep", cg_op_grep, true},
-    {"status", cg_op_status, true},
-    {"concept", cg_op_concept, true},
-    {"corpus_graph", cg_op_corpus_graph, true},
+    {"sync", cg_op_sync, true},
+    {"stats", cg_op_stats, false},
+    {"search", cg_op_search, false},
+    {"claims", cg_op_claims, false},
+    {"problems", cg_op_problems, false},
+    {"read", cg_op_read, false},
+    {"peek", cg_op_peek, false},
+    {"links", cg_op_links, false},
+    {"backlinks", cg_op_backlinks, false},
+    {"resolve", cg_op_resolve, false},
+    {"list", cg_op_list, false},
+    {"map", cg_op_map, false},
+    {"grep", cg_op_grep, false},
+    {"status", cg_op_status, false},
+    {"concept", cg_op_concept, false},
+    {"corpus_graph", cg_op_corpus_graph, false},
 };
 
 static const struct op *
@@ -70,7 +72,7 @@ run_op(cg_node *n, const struct op *op, const json_t *args, json_t *res,
 		cg_index *idx = cg_node_index(n, i);
 
 		cg_index_set_acl(idx, cg_acl_active(&acl) ? &acl : NULL);
-		if (op->read_tx && cg_index_db(idx) != NULL)
+		if (!op->writes && cg_index_db(idx) != NULL)
 			(void)sqlite3_exec(cg_index_db(idx), "BEGIN", NULL,
 			                   NULL, NULL);
 	}
@@ -113,7 +115,7 @@ answer(cg_node *n, const struct op *op, const json_t *req)
 		                           err.msg[0] ? err.msg
 		                                      : cg_code_name(rc));
 	}
-	if (!op->read_tx) { /* a sync made new generations */
+	if (op->writes) { /* new generations */
 		json_decref(gen);
 		gen = cg_node_generations(n);
 	}

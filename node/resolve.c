@@ -4,9 +4,9 @@
  * path normalisation, and a page's outgoing links and link names.
  *
  * What it must not do: read page files (everything comes from the index:
- * pages and links tables), resolve to a page the caller may not see, or
- * decide about a source it does not hold (a "source/name" link to another
- * node's source is handed to the federation as "remote").
+ * pages and links tables), find a page by name that the caller may not
+ * see, or decide about a source it does not hold (a "source/name" link to
+ * another node's source is handed to the federation as "remote").
  */
 #define _GNU_SOURCE
 #include "node/resolve.h"

@@ -21,8 +21,8 @@
  *   against the linking page's folder; it resolves when that path (or it
  *   plus ".md") is a page of the same source.  A destination leaving the
  *   repository or naming a file that is not a page is unresolved.
- * - A page hidden from the caller (its access policy) resolves nothing:
- *   a link to it is unresolved, a name finds nothing.
+ * - A name never finds a page hidden from the caller (its access
+ *   policy), so a wikilink to one is unresolved.
  * - backlinks: every link of the node's sources (in scope) that resolves
  *   to the target page by the rules above; for a page of another node's
  *   source only the "source/name" form can, and it counts when name is

@@ -13,7 +13,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +49,22 @@ is_subdir(DIR *d, const struct dirent *de)
 	       S_ISDIR(st.st_mode);
 }
 
+/* Says, once, that the watch limit stopped the watcher at dir. */
+static void
+limit_reached(cg_watch *w, const char *dir)
+{
+	char msg[1024];
+
+	if (w->full)
+		return;
+	w->full = true;
+	(void)snprintf(msg, sizeof(msg),
+	               "inotify watch limit reached; changes are seen by the "
+	               "reconcile only dir=%s",
+	               dir);
+	say(w, msg);
+}
+
 /* Watches dir and its sub-directories, skipping the folders the scan
  * skips ('.' and '_' prefixes); adding an existing watch is harmless. */
 static void
@@ -60,16 +75,8 @@ watch_tree(cg_watch *w, const char *dir, int depth)
 
 	if (inotify_add_watch(w->fd, dir,
 	                      WATCH_MASK | IN_ONLYDIR | IN_DONT_FOLLOW) < 0) {
-		if ((errno == ENOSPC || errno == ENOMEM) && !w->full) {
-			w->full = true;
-			char msg[PATH_MAX + 128];
-
-			(void)snprintf(msg, sizeof(msg),
-			               "inotify watch limit reached; changes "
-			               "are seen by the reconcile only dir=%s",
-			               dir);
-			say(w, msg);
-		}
+		if (errno == ENOSPC || errno == ENOMEM)
+			limit_reached(w, dir);
 		return;
 	}
 	if (depth >= CG_WATCH_MAX_DEPTH)
