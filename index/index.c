@@ -25,9 +25,8 @@
 
 #include "common/cg_buf.h"
 #include "common/cg_fs.h"
-#include "common/cg_json.h"
 #include "index/fts_tokenizer.h"
-#include "index/index_int.h"
+#include "index/index_write_int.h"
 #include "page/scan.h"
 #include "proto/acl.h"
 
@@ -277,14 +276,6 @@ register_functions(sqlite3 *db, cg_rank_ctx *rank, struct visibility *vis)
 }
 
 /* --- generations ------------------------------------------------------ */
-
-/* True for an SQLite result code that means the file is damaged. */
-static bool
-is_corrupt(int rc)
-{
-	rc &= 0xff;
-	return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
-}
 
 static char *
 gen_path(const cg_index *idx, int64_t gen)
@@ -853,36 +844,10 @@ cg_index_problems(cg_index *idx)
 }
 
 int
-cg_index_sql_fail(sqlite3 *db, int rc, const char *what, cg_err *err)
-{
-	int code = is_corrupt(rc)       ? CG_ECORRUPT
-	           : rc == SQLITE_NOMEM ? CG_ENOMEM
-	                                : CG_EIO;
-
-	return cg_err_set(err, code, "%s: %s", what,
-	                  db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-}
-
-int
 cg_index_query_fail(cg_index *idx, int rc, const char *what, cg_err *err)
 {
 	char ctx[256];
 
 	(void)snprintf(ctx, sizeof(ctx), "%s (%s)", what, idx->src.name);
 	return cg_index_sql_fail(idx->db, rc, ctx, err);
-}
-
-json_t *
-cg_index_col_text(sqlite3_stmt *st, int i)
-{
-	return cg_json_text((const char *)sqlite3_column_text(st, i));
-}
-
-json_t *
-cg_index_col_json(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-	json_t *v = s != NULL ? json_loads(s, 0, NULL) : NULL;
-
-	return v != NULL ? v : json_array();
 }

@@ -16,7 +16,9 @@
 
 #include "common/cg_buf.h"
 #include "common/cg_fs.h"
-#include "index/index_int.h"
+#include "index/index_write_int.h"
+#include "index/schema.h"
+#include "index/sql.h"
 #include "page/corpus_scan.h"
 #include "page/page.h"
 #include "page/scan.h"

@@ -1,20 +1,22 @@
 /*
- * index_int.h - the write side of an index (index_write.c): reconciles a
+ * index_write_int.h - the write side of an index (index_write.c): reconciles a
  * generation's tables with the page files in one transaction.  Used by
  * index.c for both incremental syncs and full rebuilds (a rebuild is a sync
  * into an empty generation), so there is one path from a file to its rows.
  *
- * Private to index/: no file outside index/ may include it (the rest of
- * the project reaches an index through index.h).
+ * Private to index/: index.c and index_write.c include it; the rest of
+ * the project reaches an index through index.h.  The writer stands on
+ * schema.h and sql.h, never on index.h, so it does not depend on the
+ * index.c that calls it.
  */
-#ifndef CG_INDEX_INT_H
-#define CG_INDEX_INT_H
+#ifndef CG_INDEX_WRITE_INT_H
+#define CG_INDEX_WRITE_INT_H
 
 #include <jansson.h>
 #include <sqlite3.h>
 
 #include "common/cg_err.h"
-#include "index/index.h"
+#include "index/schema.h"
 
 /* Reconciles db with the wiki files: unchanged files (same size and
  * mtime) are not opened; changed ones are read and hashed, and re-indexed
