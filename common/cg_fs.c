@@ -82,6 +82,106 @@ out_close:
 	return rc;
 }
 
+/* Sets err for rel and leaves errno at e; returns code. */
+static int
+beneath_fail(cg_err *err, int code, int e, const char *rel, size_t len,
+             const char *why)
+{
+	int n = len > 300 ? 300 : (int)len;
+
+	(void)cg_err_set(err, code, "'%.*s': %s", n, rel, why);
+	errno = e;
+	return code;
+}
+
+/* The error for a failed openat of the component name below dfd. */
+static int
+beneath_open_fail(int dfd, const char *name, int e, const char *rel, size_t len,
+                  cg_err *err)
+{
+	struct stat st;
+
+	/* O_DIRECTORY | O_NOFOLLOW on a symlink may say ENOTDIR. */
+	if (e == ELOOP || (e == ENOTDIR &&
+	                   fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	                   S_ISLNK(st.st_mode)))
+		return beneath_fail(err, CG_EDENIED, ELOOP, rel, len,
+		                    "a symlink on the path, not followed");
+	if (e == ENOENT || e == ENOTDIR)
+		return beneath_fail(err, CG_ENOTFOUND, e, rel, len,
+		                    "not found");
+	if (e == ENAMETOOLONG)
+		return beneath_fail(err, CG_ETOOBIG, e, rel, len,
+		                    "a path component is too long");
+	return beneath_fail(err, CG_EIO, e, rel, len, strerror(e));
+}
+
+/* Opens the component [p, p + n) below dfd: a folder unless last. */
+static int
+beneath_step(int dfd, const char *p, size_t n, bool last, int *next,
+             const char *rel, size_t len, cg_err *err)
+{
+	char name[NAME_MAX + 1];
+
+	if (n == 0 || (n == 1 && p[0] == '.') ||
+	    (n == 2 && p[0] == '.' && p[1] == '.'))
+		return beneath_fail(err, CG_EINVAL, EINVAL, rel, len,
+		                    "an empty, '.' or '..' path component");
+	if (n > NAME_MAX)
+		return beneath_fail(err, CG_ETOOBIG, ENAMETOOLONG, rel, len,
+		                    "a path component is too long");
+	memcpy(name, p, n);
+	name[n] = '\0';
+	*next = openat(dfd, name,
+	               O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+	                   (last ? O_NONBLOCK : O_DIRECTORY));
+	if (*next < 0)
+		return beneath_open_fail(dfd, name, errno, rel, len, err);
+	return 0;
+}
+
+int
+cg_open_beneath(int *fd, int dirfd, const char *rel, size_t len, cg_err *err)
+{
+	const char *p = rel;
+	const char *end = rel + len;
+	struct stat st;
+	int dfd = dirfd;
+	int rc;
+
+	*fd = -1;
+	if (memchr(rel, '\0', len) != NULL)
+		return beneath_fail(err, CG_EINVAL, EINVAL, rel, len,
+		                    "a NUL byte in the path");
+	for (;;) {
+		const char *slash = memchr(p, '/', (size_t)(end - p));
+		size_t n = slash ? (size_t)(slash - p) : (size_t)(end - p);
+		int next = -1;
+		int e;
+
+		rc = beneath_step(dfd, p, n, slash == NULL, &next, rel, len,
+		                  err);
+		e = errno;
+		if (dfd != dirfd)
+			close(dfd);
+		if (rc != 0) {
+			errno = e;
+			return rc;
+		}
+		dfd = next;
+		if (slash == NULL)
+			break;
+		p = slash + 1;
+	}
+	if (fstat(dfd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(dfd);
+		return beneath_fail(err, CG_EINVAL, EINVAL, rel, len,
+		                    "not a regular file");
+	}
+	*fd = dfd;
+	return 0;
+}
+
 int
 cg_file_write_atomic(const char *path, const void *data, size_t len,
                      cg_err *err)

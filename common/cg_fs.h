@@ -1,7 +1,10 @@
 /*
  * cg_fs.h - the file system helpers every module shares: capped reads that
- * never follow a symlink, path joining, directory creation, atomic writes
- * and the content hash used for change detection.
+ * never follow a symlink, the one secure open of a file below a folder,
+ * path joining, directory creation, atomic writes and the content hash
+ * used for change detection.
+ *
+ * May be included by any layer.
  */
 #ifndef CG_FS_H
 #define CG_FS_H
@@ -19,6 +22,29 @@
  */
 int cg_file_read(const char *path, size_t max, char **out, size_t *len,
                  cg_err *err);
+
+/*
+ * Opens the regular file rel (its first len bytes, a path relative to the
+ * folder open at dirfd) read-only, one component at a time with
+ * openat(O_NOFOLLOW): no symlink on the path is followed, not even one
+ * whose target lies below dirfd (how dirfd itself was reached is the
+ * caller's business).  Folders are opened O_DIRECTORY and the last
+ * component O_NONBLOCK, so a FIFO cannot block the open (it is then refused
+ * as not regular).  dirfd stays open.  *fd is the new descriptor
+ * (O_CLOEXEC), -1 on failure:
+ *   CG_EINVAL     rel holds a NUL byte or an empty, "." or ".." component,
+ *                 or the last component is not a regular file
+ *   CG_ETOOBIG    a component is longer than NAME_MAX bytes
+ *   CG_ENOTFOUND  a component does not exist
+ *   CG_EDENIED    a component is a symlink
+ *   CG_EIO        any other failure
+ * err (may be NULL) quotes rel; errno is left saying why (the failing
+ * call's, ELOOP for a symlink, EINVAL, ENAMETOOLONG) for callers that
+ * word their own message.  This is the only place that opens a file
+ * named by a caller below a root: page reads and grep both come here.
+ */
+int cg_open_beneath(int *fd, int dirfd, const char *rel, size_t len,
+                    cg_err *err);
 
 /* Writes data to path through a temporary file and rename(2). */
 int cg_file_write_atomic(const char *path, const void *data, size_t len,

@@ -1,6 +1,7 @@
 /*
- * cg_json.h - small jansson lookups that every layer repeats.  All results
- * are borrowed from the object.
+ * cg_json.h - small jansson helpers that every layer repeats: lookups
+ * (their results are borrowed from the object) and a string maker that
+ * never fails on bad UTF-8.
  *
  * May be included by any layer.
  */
@@ -15,5 +16,9 @@ const char *cg_json_str(const json_t *o, const char *key);
 
 /* The string at o[key], or NULL likewise. */
 const char *cg_json_str_or_null(const json_t *o, const char *key);
+
+/* A new JSON string of s with invalid UTF-8 replaced by U+FFFD (jansson
+ * refuses it), or null when s is NULL; NULL only when out of memory. */
+json_t *cg_json_text(const char *s);
 
 #endif

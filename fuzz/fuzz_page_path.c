@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "common/cg_fs.h"
-#include "node/tools_page.h"
+#include "node/pages.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/cg_fs.h"
+#include "node/dispatch.h"
 #include "node/node.h"
 #include "proto/wire.h"
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/cg_fs.h"
+#include "node/dispatch.h"
 #include "node/node.h"
 
 struct cg_embed {

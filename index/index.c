@@ -26,7 +26,7 @@
 #include "common/cg_buf.h"
 #include "common/cg_fs.h"
 #include "index/fts_tokenizer.h"
-#include "index/index_int.h"
+#include "index/index_write_int.h"
 #include "page/scan.h"
 #include "proto/acl.h"
 
@@ -277,13 +277,6 @@ register_functions(sqlite3 *db, cg_rank_ctx *rank, struct visibility *vis)
 
 /* --- generations ------------------------------------------------------ */
 
-bool
-cg_sqlite_is_corrupt(int rc)
-{
-	rc &= 0xff;
-	return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
-}
-
 static char *
 gen_path(const cg_index *idx, int64_t gen)
 {
@@ -365,18 +358,9 @@ collect_old_gens(const cg_index *idx, int64_t keep)
 static int
 exec(sqlite3 *db, const char *sql, cg_err *err, const char *what)
 {
-	char *msg = NULL;
-	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
 
-	if (rc != SQLITE_OK) {
-		int code = cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO;
-
-		cg_err_set(err, code, "index %s: %s", what,
-		           msg ? msg : sqlite3_errstr(rc));
-		sqlite3_free(msg);
-		return code;
-	}
-	return 0;
+	return rc == SQLITE_OK ? 0 : cg_index_sql_fail(db, rc, what, err);
 }
 
 static int
@@ -465,22 +449,22 @@ create_schema(cg_index *idx, sqlite3 *db, cg_err *err)
 	char sql[64];
 	int rc;
 
-	rc = exec(db, "PRAGMA journal_mode=WAL", err, "journal");
+	rc = exec(db, "PRAGMA journal_mode=WAL", err, "index journal");
 	if (rc == 0)
-		rc = exec(db, "BEGIN", err, "schema");
+		rc = exec(db, "BEGIN", err, "index schema");
 	if (rc == 0)
-		rc = exec(db, schema_sql, err, "schema");
+		rc = exec(db, schema_sql, err, "index schema");
 	(void)snprintf(sql, sizeof(sql), "PRAGMA user_version=%d",
 	               CG_SCHEMA_VERSION);
 	if (rc == 0)
-		rc = exec(db, sql, err, "schema");
+		rc = exec(db, sql, err, "index schema");
 	if (rc == 0 && (set_meta(db, "source", idx->src.name) != SQLITE_OK ||
 	                set_meta(db, "repo", idx->src.repo) != SQLITE_OK ||
 	                set_meta(db, "wiki", idx->src.wiki) != SQLITE_OK))
 		rc = cg_err_set(err, CG_EIO, "index schema: %s",
 		                sqlite3_errmsg(db));
 	if (rc == 0)
-		rc = exec(db, "COMMIT", err, "schema");
+		rc = exec(db, "COMMIT", err, "index schema");
 	return rc;
 }
 
@@ -646,6 +630,20 @@ cg_index_wiki(const cg_index *idx)
 	return idx->src.wiki;
 }
 
+const char *
+cg_index_wiki_rel(const cg_index *idx)
+{
+	const char *repo = idx->src.repo;
+	const char *wiki = idx->src.wiki;
+	size_t n = strlen(repo);
+
+	while (n > 1 && repo[n - 1] == '/')
+		n--;
+	if (strncmp(wiki, repo, n) != 0 || wiki[n] != '/' || wiki[n + 1] == 0)
+		return NULL;
+	return wiki + n + 1;
+}
+
 int
 cg_index_kind(const cg_index *idx)
 {
@@ -809,9 +807,7 @@ cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
 	if (st != NULL)
 		sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return cg_err_set(
-		    err, cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO,
-		    "index totals: %s", sqlite3_errmsg(idx->db));
+		return cg_index_sql_fail(idx->db, rc, "index totals", err);
 	return 0;
 }
 
@@ -848,12 +844,10 @@ cg_index_problems(cg_index *idx)
 }
 
 int
-cg_index_sql_fail(sqlite3 *db, int rc, const char *what, cg_err *err)
+cg_index_query_fail(cg_index *idx, int rc, const char *what, cg_err *err)
 {
-	int code = cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT
-	           : rc == SQLITE_NOMEM     ? CG_ENOMEM
-	                                    : CG_EIO;
+	char ctx[256];
 
-	return cg_err_set(err, code, "%s: %s", what,
-	                  db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+	(void)snprintf(ctx, sizeof(ctx), "%s (%s)", what, idx->src.name);
+	return cg_index_sql_fail(idx->db, rc, ctx, err);
 }

@@ -15,7 +15,11 @@
  * renamed over (its -wal would follow the name) and is removed one
  * generation later.
  *
- * One cg_index is used by one thread at a time.
+ * One cg_index is used by one thread at a time.  What a generation holds
+ * (and what a sync reports) is index/schema.h; the SQLite helpers every
+ * file of index/ shares are index/sql.h; both come with this header.
+ *
+ * May be included by index/ and the layers above it (node, gateway, cli).
  */
 #ifndef CG_INDEX_H
 #define CG_INDEX_H
@@ -29,15 +33,9 @@
 
 #include "common/cg_err.h"
 #include "conf/source.h"
+#include "index/schema.h"
+#include "index/sql.h"
 #include "proto/stats.h"
-
-#define CG_SCHEMA_VERSION 3
-
-/* Pages larger than this are not indexed (reported; grep still reads). */
-#define CG_PAGE_MAX_BYTES (8u << 20)
-
-/* Section rowids are (page id << CG_SEC_SHIFT) | section number. */
-#define CG_SEC_SHIFT 16
 
 typedef struct cg_index cg_index;
 
@@ -45,19 +43,6 @@ typedef struct cg_index_opts {
 	const char *cache_dir;   /* root of all indexes */
 	const cg_source *source; /* borrowed; the index keeps a copy */
 } cg_index_opts;
-
-/* What one sync did; the counters feed --explain and the receipt. */
-typedef struct cg_sync_stats {
-	int64_t generation; /* live generation after the sync */
-	int rebuilt;        /* 1 when a new generation was built */
-	int files;          /* page files seen */
-	int read;           /* files read (size or mtime changed) */
-	int reparsed;       /* files whose content changed, re-indexed */
-	int added;
-	int deleted;
-	int skipped; /* files refused (binary, too big, symlink) */
-	char rebuild_reason[160];
-} cg_sync_stats;
 
 /* Rank context: the global statistics a query is scored with (see
  * search.c).  Filled before each MATCH statement. */
@@ -110,6 +95,10 @@ cg_rank_ctx *cg_index_rank(cg_index *idx);
 const char *cg_index_source(const cg_index *idx);
 const char *cg_index_repo(const cg_index *idx);
 const char *cg_index_wiki(const cg_index *idx);
+/* The wiki folder relative to the repository root (".guild/wiki"),
+ * borrowed; NULL when the wiki is not below the repository (a corpus,
+ * whose folder is both). */
+const char *cg_index_wiki_rel(const cg_index *idx);
 int64_t cg_index_generation(const cg_index *idx);
 /* enum cg_source_kind: a wiki, or a local or remote corpus. */
 int cg_index_kind(const cg_index *idx);
@@ -124,12 +113,9 @@ int cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
  * missing raw metadata...), as a new JSON array of {path, kind, message}. */
 json_t *cg_index_problems(cg_index *idx);
 
-/* True for an SQLite result code that means the file is damaged. */
-bool cg_sqlite_is_corrupt(int rc);
-
-/* The one translation of a failed SQLite call on db: CG_ECORRUPT for a
- * damaged file, CG_ENOMEM, else CG_EIO, with the message "<what>:
- * <sqlite3_errmsg(db)>".  Returns the code. */
-int cg_index_sql_fail(sqlite3 *db, int rc, const char *what, cg_err *err);
+/* cg_index_sql_fail (index/sql.h) for a statement on idx's connection: the
+ * message names the operation and the source, "<what> (<source>): <message>".
+ */
+int cg_index_query_fail(cg_index *idx, int rc, const char *what, cg_err *err);
 
 #endif

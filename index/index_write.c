@@ -16,10 +16,13 @@
 
 #include "common/cg_buf.h"
 #include "common/cg_fs.h"
-#include "index/index_int.h"
+#include "index/index_write_int.h"
+#include "index/schema.h"
+#include "index/sql.h"
 #include "page/corpus_scan.h"
 #include "page/page.h"
 #include "page/scan.h"
+#include "proto/filters.h"
 
 /* A row of the pages table, as needed to decide what changed. */
 struct known {
@@ -50,15 +53,6 @@ struct writer {
 	size_t ncache;
 };
 
-static int
-sql_fail(struct writer *w, int rc, const char *what)
-{
-	int code = cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO;
-
-	return cg_err_set(w->err, code, "index %s: %s", what,
-	                  sqlite3_errmsg(w->db));
-}
-
 /* A statement for sql (a string with static storage), prepared once per
  * sync and reset for each use: callers reset it, never finalize it. */
 static int
@@ -76,7 +70,7 @@ prepare(struct writer *w, const char *sql, sqlite3_stmt **st)
 	}
 	rc = sqlite3_prepare_v2(w->db, sql, -1, st, NULL);
 	if (rc != SQLITE_OK)
-		return sql_fail(w, rc, "prepare");
+		return cg_index_sql_fail(w->db, rc, "index prepare", w->err);
 	if (w->ncache == sizeof(w->cache) / sizeof(w->cache[0])) {
 		/* More statements than the writer has: a programming error,
 		 * reported rather than leaked. */
@@ -103,7 +97,8 @@ step_done(struct writer *w, sqlite3_stmt *st, const char *what)
 	int rc = sqlite3_step(st);
 
 	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : sql_fail(w, rc, what);
+	return rc == SQLITE_DONE ? 0
+	                         : cg_index_sql_fail(w->db, rc, what, w->err);
 }
 
 static int
@@ -155,7 +150,7 @@ load_known(struct writer *w)
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE)
-		return sql_fail(w, rc, "load");
+		return cg_index_sql_fail(w->db, rc, "index load", w->err);
 	if (w->nknown > 1)
 		qsort(w->known, w->nknown, sizeof(*w->known), cmp_known);
 	return 0;
@@ -193,8 +188,7 @@ delete_page(struct writer *w, int64_t id)
 		} else {
 			sqlite3_bind_int64(st, 3, id);
 		}
-		rc = step_done(w, st, "delete");
-		sqlite3_reset(st);
+		rc = step_done(w, st, "index delete");
 	}
 	return rc;
 }
@@ -221,9 +215,7 @@ set_problem(struct writer *w, const char *path, const char *kind,
 		sqlite3_bind_text(st, 2, kind, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 3, msg, -1, SQLITE_STATIC);
 	}
-	rc = step_done(w, st, "problem");
-	sqlite3_reset(st);
-	return rc;
+	return step_done(w, st, "index problem");
 }
 
 /* A file that cannot be a page: record why.  A version indexed before is
@@ -330,31 +322,6 @@ outline_json(const cg_page *p)
 	return s;
 }
 
-static int
-conf_rank(const char *c)
-{
-	if (c == NULL)
-		return 0;
-	if (strcmp(c, "high") == 0)
-		return 3;
-	if (strcmp(c, "medium") == 0)
-		return 2;
-	return strcmp(c, "low") == 0 ? 1 : 0;
-}
-
-static char *
-slug_of(const char *rel)
-{
-	const char *base = strrchr(rel, '/');
-	size_t n;
-
-	base = base ? base + 1 : rel;
-	n = strlen(base);
-	if (n > 3 && strcmp(base + n - 3, ".md") == 0)
-		n -= 3;
-	return strndup(base, n);
-}
-
 static void
 bind_opt(sqlite3_stmt *st, int i, const char *s)
 {
@@ -413,7 +380,8 @@ insert_page_row(struct writer *w, const cg_scan_entry *e, int64_t hash,
 		bind_opt(st, 8, p->category_raw);
 		bind_opt(st, 9, p->owner);
 		bind_opt(st, 10, p->confidence);
-		sqlite3_bind_int(st, 11, conf_rank(p->confidence));
+		sqlite3_bind_int(st, 11,
+		                 cg_filters_confidence_rank(p->confidence));
 		bind_opt(st, 12, p->created_at);
 		bind_opt(st, 13, p->updated_at);
 		bind_opt(st, 14, p->expires_at);
@@ -430,7 +398,7 @@ insert_page_row(struct writer *w, const cg_scan_entry *e, int64_t hash,
 		sqlite3_bind_int(st, 25, (int)p->fm_status);
 		bind_opt(st, 26, p->fm_error[0] ? p->fm_error : NULL);
 		sqlite3_bind_int64(st, 27, (int64_t)p->utf8_fixed);
-		rc = step_done(w, st, "insert page");
+		rc = step_done(w, st, "index insert page");
 		*id = sqlite3_last_insert_rowid(w->db);
 	}
 	sqlite3_reset(st);
@@ -472,7 +440,7 @@ insert_sections(struct writer *w, int64_t id, const cg_page *p)
 		bind_opt(st, 6, i == 0 ? meta : NULL);
 		sqlite3_bind_int(st, 7, s->line_start);
 		sqlite3_bind_int(st, 8, s->line_end);
-		rc = step_done(w, st, "insert section");
+		rc = step_done(w, st, "index insert section");
 	}
 	sqlite3_reset(st);
 	free(tags);
@@ -499,7 +467,7 @@ insert_links(struct writer *w, int64_t id, const cg_page *p)
 		bind_opt(st, 4, l->anchor);
 		bind_opt(st, 5, l->text);
 		sqlite3_bind_int(st, 6, l->line);
-		rc = step_done(w, st, "insert link");
+		rc = step_done(w, st, "index insert link");
 	}
 	sqlite3_reset(st);
 	return rc;
@@ -519,9 +487,7 @@ touch_page(struct writer *w, const struct known *k, const cg_scan_entry *e)
 	sqlite3_bind_int64(st, 1, e->size);
 	sqlite3_bind_int64(st, 2, e->mtime_ns);
 	sqlite3_bind_int64(st, 3, k->id);
-	rc = step_done(w, st, "touch");
-	sqlite3_reset(st);
-	return rc;
+	return step_done(w, st, "index touch");
 }
 
 /* Indexes the text of a changed file (replacing any older rows). */
@@ -530,6 +496,8 @@ index_text(struct writer *w, const struct known *k, const cg_scan_entry *e,
            const char *text, size_t len)
 {
 	int64_t hash = (int64_t)cg_hash64(text, len);
+	size_t slug_len;
+	const char *base = cg_page_slug(e->rel, &slug_len);
 	char *slug;
 	cg_page page;
 	int64_t id = 0;
@@ -542,7 +510,7 @@ index_text(struct writer *w, const struct known *k, const cg_scan_entry *e,
 		rc = touch_page(w, k, e);
 		return rc ? rc : set_problem(w, e->rel, NULL, NULL);
 	}
-	slug = slug_of(e->rel);
+	slug = strndup(base, slug_len);
 	if (slug == NULL)
 		return cg_err_set(w->err, CG_ENOMEM, "index: out of memory");
 	rc = cg_page_parse(&page, text, len, slug, e->category, w->err);
@@ -634,9 +602,7 @@ touch_meta(struct writer *w)
 	if (rc != 0)
 		return rc;
 	sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
-	rc = step_done(w, st, "meta");
-	sqlite3_reset(st);
-	return rc;
+	return step_done(w, st, "index meta");
 }
 
 /* Handles one scanned file: skip, touch, or (re)index. */
@@ -710,9 +676,7 @@ corpus_problems(struct writer *w)
 		return 0;
 	rc = prepare(w, "DELETE FROM problems WHERE kind = 'corpus'", &st);
 	if (rc == 0)
-		rc = step_done(w, st, "problem");
-	if (st != NULL)
-		sqlite3_reset(st);
+		rc = step_done(w, st, "index problem");
 	for (size_t i = 0; rc == 0 && w->warnings[i] != NULL; i++) {
 		(void)snprintf(path, sizeof(path), "corpus#%zu", i + 1);
 		rc = set_problem(w, path, "corpus", w->warnings[i]);
@@ -772,7 +736,7 @@ sync_once(sqlite3 *db, const char *repo, const char *wiki, int kind,
 	}
 	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
-		rc = sql_fail(&w, rc, "begin");
+		rc = cg_index_sql_fail(db, rc, "index begin", err);
 		goto out_scan;
 	}
 	rc = load_known(&w);
@@ -786,7 +750,7 @@ sync_once(sqlite3 *db, const char *repo, const char *wiki, int kind,
 		int src = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 
 		if (src != SQLITE_OK)
-			rc = sql_fail(&w, src, "commit");
+			rc = cg_index_sql_fail(db, src, "index commit", err);
 	}
 	if (rc != 0)
 		(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -826,7 +790,7 @@ cg_index_write_problems(sqlite3 *db)
 	 * wrong: a [[name]] without "/" that is no slug, title or alias of
 	 * this source, and a (x.md) link to the page's own folder that is
 	 * no page.  "a/b" links may name another source and are judged by
-	 * the links tool (node/tools_links.c), not here. */
+	 * link resolution (node/resolve.c), not here. */
 	static const char *const sql =
 	    "WITH names(n) AS (SELECT lower(slug) FROM pages"
 	    " UNION SELECT lower(title) FROM pages WHERE title IS NOT NULL"

@@ -26,14 +26,6 @@
 
 /* --- statistics ---------------------------------------------------------- */
 
-static int
-sql_err(cg_index *idx, int rc, const char *what, cg_err *err)
-{
-	return cg_err_set(err, cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO,
-	                  "search %s (%s): %s", what, cg_index_source(idx),
-	                  sqlite3_errmsg(cg_index_db(idx)));
-}
-
 /* A cached statement of the index (cg_index_stmt): reset it, never
  * finalize it. */
 static sqlite3_stmt *
@@ -69,7 +61,9 @@ count_rows(cg_index *idx, const char *phrase, int64_t *out, cg_err *err)
 	if (st != NULL)
 		sqlite3_reset(st);
 	cg_buf_fini(&expr);
-	return rc == SQLITE_ROW ? 0 : sql_err(idx, rc, "stats", err);
+	return rc == SQLITE_ROW
+	           ? 0
+	           : cg_index_query_fail(idx, rc, "search stats", err);
 }
 
 int
@@ -148,17 +142,8 @@ cands_has(const struct cands *c, int64_t page)
 	return false;
 }
 
-static const char *const filter_sql =
-    " AND (?2 IS NULL OR p.category = ?2)"
-    " AND (?3 IS NULL OR lower(p.owner) = lower(?3))"
-    " AND (?4 IS NULL OR p.confidence = ?4)"
-    " AND (?5 IS NULL OR p.updated_at >= ?5)"
-    " AND (?6 IS NULL OR EXISTS (SELECT 1 FROM json_each(p.tags)"
-    "      WHERE lower(json_each.value) = lower(?6)))"
-    " AND cg_visible(p.path)";
-
-static void
-bind_filters(sqlite3_stmt *st, const cg_filters *f)
+void
+cg_search_filter_bind(sqlite3_stmt *st, const cg_filters *f)
 {
 	const char *v[] = {f->category, f->owner, f->confidence,
 	                   f->updated_since, f->tag};
@@ -189,15 +174,16 @@ run_class(cg_index *idx, const cg_search_opts *o, enum cg_match m,
 	               "p.id = (sec.rowid >> %d) WHERE sec MATCH ?1%s ORDER BY "
 	               "score DESC, p.updated_at DESC, p.conf_rank DESC, "
 	               "p.path",
-	               CG_SEC_SHIFT, filter_sql);
+	               CG_SEC_SHIFT, CG_SEARCH_FILTER_SQL);
 	st = cached(idx, sql);
 	if (st == NULL) {
 		free(expr);
-		return sql_err(idx, sqlite3_errcode(cg_index_db(idx)),
-		               "prepare", err);
+		return cg_index_query_fail(idx,
+		                           sqlite3_errcode(cg_index_db(idx)),
+		                           "search prepare", err);
 	}
 	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
-	bind_filters(st, o->f);
+	cg_search_filter_bind(st, o->f);
 	rc = SQLITE_DONE;
 	while (c->n < c->limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t rowid = sqlite3_column_int64(st, 0);
@@ -216,7 +202,7 @@ run_class(cg_index *idx, const cg_search_opts *o, enum cg_match m,
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
 		rc = 0;
 	else
-		rc = sql_err(idx, rc, "match", err);
+		rc = cg_index_query_fail(idx, rc, "search match", err);
 	sqlite3_reset(st);
 	free(expr);
 	return rc;
@@ -234,18 +220,20 @@ run_filters(cg_index *idx, const cg_search_opts *o, struct cands *c,
 	(void)snprintf(sql, sizeof(sql),
 	               "SELECT p.id, p.nlines FROM pages p WHERE 1%s ORDER BY "
 	               "p.updated_at DESC, p.conf_rank DESC, p.path LIMIT %zu",
-	               filter_sql, c->limit);
+	               CG_SEARCH_FILTER_SQL, c->limit);
 	rc = sqlite3_prepare_v2(cg_index_db(idx), sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return sql_err(idx, rc, "prepare", err);
-	bind_filters(st, o->f);
+		return cg_index_query_fail(idx, rc, "search prepare", err);
+	cg_search_filter_bind(st, o->f);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		(*walked)++;
 		c->v[c->n++] = (struct cand){
 		    sqlite3_column_int64(st, 0), -1, 0.0, CG_MATCH_NONE, 1,
 		    sqlite3_column_int(st, 1)};
 	}
-	rc = rc == SQLITE_DONE ? 0 : sql_err(idx, rc, "filter", err);
+	rc = rc == SQLITE_DONE
+	         ? 0
+	         : cg_index_query_fail(idx, rc, "search filter", err);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -290,23 +278,6 @@ snippet_for(cg_index *idx, const cg_search_opts *o, const struct cand *c)
 		out = snippet_col(idx, expr, c->rowid, cols[i]);
 	free(expr);
 	return out;
-}
-
-static json_t *
-col_json(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-
-	return s ? json_string(s) : json_null();
-}
-
-static json_t *
-col_parsed(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-	json_t *v = s ? json_loads(s, 0, NULL) : NULL;
-
-	return v ? v : json_array();
 }
 
 static bool
@@ -358,7 +329,7 @@ hit_from_row(cg_index *idx, sqlite3_stmt *st, json_t *followups)
 {
 	const char *path = (const char *)sqlite3_column_text(st, 0);
 	const char *expires = (const char *)sqlite3_column_text(st, 7);
-	json_t *refs = col_parsed(st, 9);
+	json_t *refs = cg_index_col_json(st, 9);
 	char hash[32];
 	json_t *h;
 
@@ -368,17 +339,20 @@ hit_from_row(cg_index *idx, sqlite3_stmt *st, json_t *followups)
 	    "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o,"
 	    " s:o, s:o, s:s, s:b, s:o}",
 	    "source", cg_index_source(idx), "path", path, "title",
-	    col_json(st, 1), "category", col_json(st, 2), "owner",
-	    col_json(st, 3), "confidence", col_json(st, 4), "updated_at",
-	    col_json(st, 5), "created_at", col_json(st, 6), "expires_at",
-	    col_json(st, 7), "tags", col_parsed(st, 8), "supersedes",
-	    col_parsed(st, 10), "claim_key", col_json(st, 11), "source_refs",
+	    cg_index_col_text(st, 1), "category", cg_index_col_text(st, 2),
+	    "owner", cg_index_col_text(st, 3), "confidence",
+	    cg_index_col_text(st, 4), "updated_at", cg_index_col_text(st, 5),
+	    "created_at", cg_index_col_text(st, 6), "expires_at",
+	    cg_index_col_text(st, 7), "tags", cg_index_col_json(st, 8),
+	    "supersedes", cg_index_col_json(st, 10), "claim_key",
+	    cg_index_col_text(st, 11), "source_refs",
 	    cg_raw_resolve(cg_index_repo(idx), path, refs, followups),
 	    "body_hash", hash, "expired", is_expired(expires), "extra",
 	    extra_keys((const char *)sqlite3_column_text(st, 16)));
 	json_decref(refs);
 	if (h != NULL && sqlite3_column_int(st, 13) >= CG_FM_LENIENT)
-		json_object_set_new(h, "frontmatter_error", col_json(st, 14));
+		json_object_set_new(h, "frontmatter_error",
+		                    cg_index_col_text(st, 14));
 	return h;
 }
 
@@ -395,21 +369,23 @@ add_hit(cg_index *idx, const cg_search_opts *o, const struct cand *c,
 
 	st = cached(idx, page_sql);
 	if (st == NULL)
-		return sql_err(idx, sqlite3_errcode(cg_index_db(idx)), "page",
-		               err);
+		return cg_index_query_fail(
+		    idx, sqlite3_errcode(cg_index_db(idx)), "search page", err);
 	sqlite3_bind_int64(st, 1, c->page);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
 		sqlite3_reset(st);
-		return rc == SQLITE_DONE ? 0 : sql_err(idx, rc, "page", err);
+		return rc == SQLITE_DONE
+		           ? 0
+		           : cg_index_query_fail(idx, rc, "search page", err);
 	}
 	h = hit_from_row(idx, st, followups);
 	json_object_set_new(h, "stale", json_false());
 	cg_corpus_hits_decorate(idx, h, fresh);
 	if (c->rowid >= 0)
 		snip = snippet_for(idx, o, c);
-	json_object_set_new(h, "snippet",
-	                    snip ? json_string(snip) : col_json(st, 15));
+	json_object_set_new(
+	    h, "snippet", snip ? json_string(snip) : cg_index_col_text(st, 15));
 	sqlite3_reset(st);
 	free(snip);
 	json_object_set_new(h, "score", json_real(c->score));
@@ -472,8 +448,9 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 	                "confidence, supersedes, body_hash, claim_key "
 	                "FROM pages WHERE claim_key = ?1 AND cg_visible(path)");
 	if (st == NULL)
-		return sql_err(idx, sqlite3_errcode(cg_index_db(idx)), "claims",
-		               err);
+		return cg_index_query_fail(idx,
+		                           sqlite3_errcode(cg_index_db(idx)),
+		                           "search claims", err);
 	json_array_foreach(keys, i, k) {
 		if (!json_is_string(k))
 			continue;
@@ -491,12 +468,13 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 			              "s:s, s:o}",
 			              "source", cg_index_source(idx), "path",
 			              (const char *)sqlite3_column_text(st, 0),
-			              "title", col_json(st, 1), "category",
-			              col_json(st, 2), "updated_at",
-			              col_json(st, 3), "confidence",
-			              col_json(st, 4), "supersedes",
-			              col_parsed(st, 5), "body_hash", hash,
-			              "claim_key", col_json(st, 7)));
+			              "title", cg_index_col_text(st, 1),
+			              "category", cg_index_col_text(st, 2),
+			              "updated_at", cg_index_col_text(st, 3),
+			              "confidence", cg_index_col_text(st, 4),
+			              "supersedes", cg_index_col_json(st, 5),
+			              "body_hash", hash, "claim_key",
+			              cg_index_col_text(st, 7)));
 		}
 		sqlite3_reset(st);
 	}

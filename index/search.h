@@ -11,6 +11,8 @@
  * Match classes are tried in order (phrase, all words, some words,
  * frontmatter only); a page is reported once, in its best class, with its
  * best section.  Filters are applied in SQL before the limit, never after.
+ *
+ * May be included by index/ and the layers above it (node, gateway, cli).
  */
 #ifndef CG_SEARCH_H
 #define CG_SEARCH_H
@@ -19,12 +21,30 @@
 #include <stdint.h>
 
 #include <jansson.h>
+#include <sqlite3.h>
 
 #include "common/cg_err.h"
 #include "index/index.h"
 #include "page/query.h"
 #include "proto/filters.h"
 #include "proto/stats.h"
+
+/* The request's filters in SQL, applied before any limit, never after:
+ * " AND ..." conditions over the pages table aliased p, with the caller's
+ * visibility (cg_visible), taking parameters ?2 to ?6 (a statement keeps
+ * ?1 for itself and numbers its own from ?7).  Every query that filters
+ * pages (search here, list and map in node/) uses this one clause. */
+#define CG_SEARCH_FILTER_SQL                                          \
+	" AND (?2 IS NULL OR p.category = ?2)"                        \
+	" AND (?3 IS NULL OR lower(p.owner) = lower(?3))"             \
+	" AND (?4 IS NULL OR p.confidence = ?4)"                      \
+	" AND (?5 IS NULL OR p.updated_at >= ?5)"                     \
+	" AND (?6 IS NULL OR EXISTS (SELECT 1 FROM json_each(p.tags)" \
+	"      WHERE lower(json_each.value) = lower(?6)))"            \
+	" AND cg_visible(p.path)"
+
+/* Binds f to ?2..?6 of a statement built with CG_SEARCH_FILTER_SQL. */
+void cg_search_filter_bind(sqlite3_stmt *st, const cg_filters *f);
 
 int cg_search_stats(cg_index *idx, const cg_query *q, cg_gstats *out,
                     cg_err *err);

@@ -1,19 +1,16 @@
 /*
- * node.h - a node: the indexes of one repository's sources and the request
- * handler that answers for them.
+ * node.h - a node: the indexes of one repository's sources, and what the
+ * operation handlers share about them (which sources a request scopes,
+ * its deadline, a corrupt index rebuilt once, a memo kept between
+ * requests).  Answering a request is node/dispatch.h; the operations are
+ * node/ops.h.
  *
- * Requests and replies are JSON objects (the wire format of PROTOCOL in
- * ARCHITECTURE.md) so that the same handler serves an in-process caller,
- * nng inproc, ipc and tcp alike:
+ * A node is used by one thread at a time (node/server.h keeps two, one
+ * per thread); so are its indexes and its memo.
  *
- *   request  {"v":1, "id":N, "op":"search", "deadline_ms":N?,
- *             "args":{...}}
- *   reply    {"v":1, "id":N, "node":"name", "ok":true, "result":{...}}
- *            {"v":1, "id":N, "node":"name", "ok":false,
- *             "error":{"code":"invalid_input", "message":"..."}}
- *
- * Operations: sync, stats, search, claims, problems.  A node is used by one
- * thread at a time.
+ * May be included by node/ and the layers above it (gateway, cli), and by
+ * tests and fuzz targets.  Must not: know the operations or the wire
+ * format.
  */
 #ifndef CG_NODE_H
 #define CG_NODE_H
@@ -40,33 +37,52 @@ typedef struct cg_node_opts {
 int cg_node_new(cg_node **out, const cg_node_opts *opts, cg_err *err);
 void cg_node_free(cg_node *n);
 
-/* Handles one request; returns a new reply object, never NULL except on
- * allocation failure. */
-json_t *cg_node_handle(cg_node *n, const json_t *req);
-
 const char *cg_node_name(const cg_node *n);
 
-/* The node's sources, for operation handlers (node/tools*.c). */
+/* --- the sources ------------------------------------------------------ */
+
 size_t cg_node_nsources(const cg_node *n);
 const char *cg_node_source_name(const cg_node *n, size_t i);
 cg_index *cg_node_index(cg_node *n, size_t i);
 /* The index of the source named name, or NULL. */
 cg_index *cg_node_find(cg_node *n, const char *name);
+/* {source: generation} of every source after following CURRENT (what a
+ * reply reports), a new object. */
+json_t *cg_node_generations(cg_node *n);
+
+/* --- helpers for operations ------------------------------------------- */
+
 /* True when the request's args.sources scope (absent = all) holds name. */
 bool cg_node_in_scope(const json_t *args, const char *name);
-/* True once the request being answered is past its deadline_ms (a
- * request without one never expires): long operations (grep) stop and
- * say so rather than work for a caller that stopped waiting. */
-bool cg_node_expired(const cg_node *n);
+/* Fills order (room for cg_node_nsources) with the indexes of the
+ * sources in scope, sorted as walk results are ("source/" order); returns
+ * how many. */
+size_t cg_node_scope_order(const cg_node *n, const json_t *args, size_t *order);
 
-/* One slot of derived data the node keeps between requests (the corpus
- * graph, tools_corpus.c): the value stored with signature sig (borrowed),
- * or NULL when there is none or it was derived from something else.
- * _set takes v.  A node is used by one thread at a time, so is its memo. */
-json_t *cg_node_memo(cg_node *n, uint64_t sig);
-void cg_node_memo_set(cg_node *n, uint64_t sig, json_t *v);
+/* Starts the deadline of the request being answered: deadline_ms from
+ * now, or none when deadline_ms <= 0. */
+void cg_node_set_deadline(cg_node *n, int64_t deadline_ms);
+/* True once the request being answered is past its deadline (a request
+ * without one never expires): long operations (grep) stop and say so
+ * rather than work for a caller that stopped waiting. */
+bool cg_node_expired(const cg_node *n);
 
 /* Fails with CG_EUNAVAIL while a source has no generation yet. */
 int cg_node_ready(cg_index *idx, cg_err *err);
+
+/* Work on one index, for cg_node_run; must start from scratch each time
+ * it is called. */
+typedef int (*cg_node_index_fn)(cg_index *idx, void *ctx, cg_err *err);
+
+/* Runs fn on idx once it is ready (cg_node_ready); when fn finds the
+ * index corrupt (CG_ECORRUPT), rebuilds it and runs fn once more. */
+int cg_node_run(cg_index *idx, cg_node_index_fn fn, void *ctx, cg_err *err);
+
+/* One slot of derived data the node keeps between requests (the corpus
+ * graph, ops_corpus.c): the value stored with signature sig (borrowed),
+ * or NULL when there is none or it was derived from something else.
+ * _set takes v. */
+json_t *cg_node_memo(cg_node *n, uint64_t sig);
+void cg_node_memo_set(cg_node *n, uint64_t sig, json_t *v);
 
 #endif

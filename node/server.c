@@ -1,8 +1,9 @@
 /*
  * server.c - the node service (see server.h): one nng REP socket, a serve
  * thread answering with the reader node, a sync thread that owns the
- * writer node and keeps the indexes current (start, inotify, client sync
- * requests, periodic reconcile).
+ * writer node and keeps the indexes current (start, changes the watcher
+ * reports, client sync requests, periodic reconcile).  What is served is
+ * sources.h; what counts as a change is watch.h.
  *
  * What it must not do: share a cg_node between threads, keep state outside
  * the cg_server, print (log lines go to the caller's callback), or block
@@ -12,10 +13,6 @@
 #define _GNU_SOURCE
 #include "node/server.h"
 
-#include <sys/inotify.h>
-#include <sys/stat.h>
-
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -36,18 +33,14 @@
 #include "common/cg_fs.h"
 #include "common/cg_time.h"
 #include "conf/workspace.h"
+#include "node/dispatch.h"
 #include "node/node.h"
-#include "page/corpus_scan.h"
+#include "node/sources.h"
+#include "node/watch.h"
 #include "proto/wire.h"
 
 /* Longest a burst of changes may postpone a sync. */
 #define DEBOUNCE_MAX_MS 1000
-/* Directory depth the watcher descends (the scan has no deeper pages in
- * practice; deeper changes are still seen by the reconcile). */
-#define WATCH_MAX_DEPTH 64
-#define WATCH_MASK                                                \
-	(IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM | \
-	 IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF)
 /* sun_path holds 108 bytes including the NUL. */
 #define IPC_PATH_MAX 107
 
@@ -310,49 +303,6 @@ listen_on(cg_server *s, const char *url, cg_err *err)
 	return rc;
 }
 
-/* Fills s->ws from explicit sources, as cg_workspace_load() would. */
-static int
-take_sources(cg_server *s, const cg_server_opts *o, cg_err *err)
-{
-	cg_workspace *ws = &s->ws;
-
-	ws->sources = calloc(o->nsources, sizeof(*ws->sources));
-	if (ws->sources == NULL)
-		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
-	for (size_t i = 0; i < o->nsources; i++) {
-		cg_source *d = &ws->sources[ws->nsources++];
-
-		if (cg_source_copy(d, &o->sources[i]) != 0)
-			return cg_err_set(err, CG_ENOMEM,
-			                  "node: out of memory");
-	}
-	ws->name = strdup(o->name ? o->name : o->sources[0].name);
-	ws->root = strdup(o->sources[0].repo);
-	if (ws->name == NULL || ws->root == NULL)
-		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
-	return 0;
-}
-
-static int
-load_sources(cg_server *s, const cg_server_opts *o, cg_err *err)
-{
-	int rc;
-
-	if (o->sources != NULL && o->nsources > 0)
-		return take_sources(s, o, err);
-	if (o->root == NULL)
-		return cg_err_set(err, CG_EINVAL,
-		                  "node: a workspace root or sources are "
-		                  "needed");
-	rc = cg_workspace_load(&s->ws, o->root, err);
-	if (rc == 0 && s->ws.nsources == 0)
-		rc = cg_err_set(err, CG_ENOPROV,
-		                "nothing provisioned: no .guild/wiki in %s or "
-		                "its sub-guilds",
-		                s->ws.root);
-	return rc;
-}
-
 static void
 log_warnings(const cg_server *s)
 {
@@ -381,7 +331,8 @@ cg_server_new(cg_server **out, const cg_server_opts *o, cg_err *err)
 	    o->debounce_ms > 0 ? o->debounce_ms : CG_SERVER_DEBOUNCE_MS;
 	s->log = o->log;
 	s->log_ctx = o->log_ctx;
-	rc = load_sources(s, o, err);
+	rc = cg_sources_load(&s->ws, o->root, o->sources, o->nsources, o->name,
+	                     err);
 	if (rc == 0) {
 		log_warnings(s);
 		rc = copy_names(s, o, err);
@@ -617,156 +568,6 @@ serve_main(void *arg)
 	return NULL;
 }
 
-/* --- sync thread: the watcher ---------------------------------------- */
-
-struct watcher {
-	int fd;      /* inotify descriptor, -1 when unavailable */
-	bool rescan; /* a directory appeared or events were lost */
-	bool full;   /* the watch limit was hit (logged once) */
-};
-
-static bool
-is_subdir(DIR *d, const struct dirent *de)
-{
-	struct stat st;
-
-	if (de->d_type != DT_UNKNOWN)
-		return de->d_type == DT_DIR;
-	return fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	       S_ISDIR(st.st_mode);
-}
-
-/* Watches dir and its sub-directories, skipping the folders the scan
- * skips ('.' and '_' prefixes); adding an existing watch is harmless. */
-static void
-watch_tree(cg_server *s, struct watcher *w, const char *dir, int depth)
-{
-	DIR *d;
-	struct dirent *de;
-
-	if (inotify_add_watch(w->fd, dir,
-	                      WATCH_MASK | IN_ONLYDIR | IN_DONT_FOLLOW) < 0) {
-		if ((errno == ENOSPC || errno == ENOMEM) && !w->full) {
-			w->full = true;
-			slog(s, "warn",
-			     "inotify watch limit reached; changes are seen "
-			     "by the reconcile only dir=%s",
-			     dir);
-		}
-		return;
-	}
-	if (depth >= WATCH_MAX_DEPTH)
-		return;
-	d = opendir(dir);
-	if (d == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		char *sub;
-
-		if (de->d_name[0] == '.' || de->d_name[0] == '_' ||
-		    !is_subdir(d, de))
-			continue;
-		sub = cg_path_join(dir, de->d_name);
-		if (sub != NULL)
-			watch_tree(s, w, sub, depth + 1);
-		free(sub);
-	}
-	closedir(d);
-}
-
-static void
-watch_all(cg_server *s, struct watcher *w)
-{
-	if (w->fd < 0)
-		return;
-	for (size_t i = 0; i < s->ws.nsources; i++) {
-		const cg_source *src = &s->ws.sources[i];
-		char *parent;
-
-		watch_tree(s, w, src->wiki, 0);
-		if (src->kind != CG_SRC_CORPUS_REMOTE)
-			continue;
-		/* A fetch publishes by swapping the folder: the old one's
-		 * watches die with it, its parent sees the swap; before the
-		 * first fetch that parent may not exist yet, and its own
-		 * parent (next to registry.yaml) sees it appear. */
-		parent = strdup(src->wiki);
-		for (int up = 1; up <= 2 && parent != NULL; up++) {
-			char *slash = strrchr(parent, '/');
-
-			if (slash == NULL || slash == parent)
-				break;
-			*slash = '\0'; /* lexical: the folder may not exist */
-			(void)inotify_add_watch(w->fd, parent,
-			                        WATCH_MASK | IN_ONLYDIR |
-			                            IN_DONT_FOLLOW);
-		}
-		free(parent);
-	}
-}
-
-static void
-watch_open(cg_server *s, struct watcher *w)
-{
-	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (w->fd < 0) {
-		slog(s, "warn",
-		     "inotify unavailable; changes are seen by the reconcile "
-		     "only reason=\"%s\"",
-		     strerror(errno));
-		return;
-	}
-	watch_all(s, w);
-}
-
-/* True when an event can change what the index holds: a directory, a
- * watched directory itself, or a markdown file (editor swap files and the
- * like are ignored). */
-static bool
-event_matters(const struct inotify_event *ev, const char *name)
-{
-	size_t n = strnlen(name, ev->len);
-
-	if (ev->mask & IN_IGNORED)
-		return false;
-	if ((ev->mask & IN_ISDIR) || n == 0)
-		return true;
-	/* .yaml: a corpus's index, config and graph. */
-	return (n >= 3 && memcmp(name + n - 3, ".md", 3) == 0) ||
-	       (n >= 5 && memcmp(name + n - 5, ".yaml", 5) == 0);
-}
-
-/* Reads the pending events; returns how many matter. */
-static int
-watch_read(struct watcher *w)
-{
-	char buf[16384]
-	    __attribute__((aligned(__alignof__(struct inotify_event))));
-	int count = 0;
-	ssize_t len;
-
-	while ((len = read(w->fd, buf, sizeof(buf))) > 0) {
-		size_t off = 0;
-
-		while (off + sizeof(struct inotify_event) <= (size_t)len) {
-			struct inotify_event ev;
-
-			memcpy(&ev, buf + off, sizeof(ev));
-			if (ev.mask & IN_Q_OVERFLOW) {
-				w->rescan = true;
-				count++;
-			}
-			if ((ev.mask & IN_ISDIR) &&
-			    (ev.mask & (IN_CREATE | IN_MOVED_TO)))
-				w->rescan = true;
-			if (event_matters(&ev, buf + off + sizeof(ev)))
-				count++;
-			off += sizeof(ev) + ev.len;
-		}
-	}
-	return count;
-}
-
 /* --- sync thread: syncing -------------------------------------------- */
 
 /* One log line per source that changed (every source at start). */
@@ -877,7 +678,7 @@ wait_ms(const cg_server *s, int64_t now, int64_t next_rec, bool dirty,
 }
 
 static void
-sync_loop(cg_server *s, struct watcher *w, nng_aio *aio)
+sync_loop(cg_server *s, cg_watch *w, nng_aio *aio)
 {
 	int64_t next_rec =
 	    s->on_demand ? INT64_MAX : cg_mono_ms() + s->reconcile_ms;
@@ -894,17 +695,15 @@ sync_loop(cg_server *s, struct watcher *w, nng_aio *aio)
 		if (p[0].revents & POLLIN)
 			drain_fd(s->wake[0]);
 		if (w->fd >= 0 && (p[1].revents & POLLIN) &&
-		    watch_read(w) > 0) {
+		    cg_watch_read(w) > 0) {
 			now = cg_mono_ms();
 			if (!dirty)
 				first = now;
 			dirty = true;
 			last = now;
 		}
-		if (w->rescan) {
-			w->rescan = false;
-			watch_all(s, w);
-		}
+		if (w->rescan)
+			cg_watch_rescan(w);
 		answer_jobs(s, aio, false);
 		now = cg_mono_ms();
 		if (dirty && (now >= last + s->debounce_ms ||
@@ -913,28 +712,34 @@ sync_loop(cg_server *s, struct watcher *w, nng_aio *aio)
 			run_sync(s, "change");
 		}
 		if (now >= next_rec) {
-			watch_all(s, w);
+			cg_watch_rescan(w);
 			run_sync(s, "reconcile");
 			next_rec = cg_mono_ms() + s->reconcile_ms;
 		}
 	}
 }
 
+static void
+watch_warn(void *ctx, const char *msg)
+{
+	slog(ctx, "warn", "%s", msg);
+}
+
 static void *
 sync_main(void *arg)
 {
 	cg_server *s = arg;
-	struct watcher w = {-1, false, false};
+	cg_watch w;
 
+	cg_watch_init(&w, s->ws.sources, s->ws.nsources, watch_warn, s);
 	/* Watch first: a change made during the first sync is not lost. */
 	if (!s->on_demand) {
-		watch_open(s, &w);
+		cg_watch_start(&w);
 		run_sync(s, "start");
 	}
 	sync_loop(s, &w, s->sync_aio);
 	answer_jobs(s, s->sync_aio, true);
-	if (w.fd >= 0)
-		close(w.fd);
+	cg_watch_fini(&w);
 	return NULL;
 }
 

@@ -25,6 +25,9 @@
  * is unlimited); a larger message is dropped by nng together with its
  * connection.  Requests above CG_WIRE_MAX_REQUEST get an error reply.
  * A reply send times out after CG_SERVER_SEND_TIMEOUT_MS.
+ *
+ * May be included by node/ and the layers above it (gateway, cli), and by
+ * tests.
  */
 #ifndef CG_SERVER_H
 #define CG_SERVER_H

@@ -12,7 +12,9 @@
  * with every request of a caller (cg_acl_json, args.acl).  A hidden page must
  * never be revealed: not by a hit, a snippet, a backlink, a conflict partner, a
  * grep line, a map entry, nor by a count or by "forbidden" versus "not
- * found".
+ * found". *
+ * May be included by proto/ and every layer above it (index, node,
+ * federation, gateway, cli).
  */
 #ifndef CG_ACL_H
 #define CG_ACL_H

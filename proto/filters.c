@@ -8,11 +8,15 @@
 
 #include "page/page.h"
 
-static int
-confidence_valid(const char *c)
+int
+cg_filters_confidence_rank(const char *c)
 {
-	return strcmp(c, "low") == 0 || strcmp(c, "medium") == 0 ||
-	       strcmp(c, "high") == 0;
+	static const char *const levels[] = {"low", "medium", "high"};
+
+	for (int i = 0; c != NULL && i < 3; i++)
+		if (strcmp(c, levels[i]) == 0)
+			return i + 1;
+	return 0;
 }
 
 int
@@ -31,7 +35,8 @@ cg_filters_validate(const cg_filters *f, cg_err *err)
 		                  "unknown category '%s' (valid: %s)",
 		                  f->category, cg_category_list());
 	}
-	if (f->confidence != NULL && !confidence_valid(f->confidence))
+	if (f->confidence != NULL &&
+	    cg_filters_confidence_rank(f->confidence) == 0)
 		return cg_err_set(err, CG_EINVAL,
 		                  "invalid confidence '%s' (valid: low, "
 		                  "medium, high)",

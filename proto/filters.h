@@ -23,6 +23,12 @@ typedef struct cg_filters {
 	const char *tag;           /* case-insensitive tag equality */
 } cg_filters;
 
+/* The order of a confidence: 1 low, 2 medium, 3 high, 0 for NULL or
+ * anything else (an invalid confidence, for filters).  Ranks a page's
+ * confidence wherever pages are ordered by it (the index's conf_rank
+ * column, the conflict rule's tie-break). */
+int cg_filters_confidence_rank(const char *c);
+
 /* Validates filters strictly: a plural category names its singular, an
  * unknown one lists the valid values; a bad date or confidence likewise.
  * CG_EINVAL with the message, 0 when valid. */

@@ -1,28 +1,27 @@
 /*
- * tools_links.c - link resolution on a node: the `links`, `backlinks` and
- * `resolve` operations and the outgoing links `peek` shows.  The rules are
- * in tools_page.h; this file is their one implementation, so a link that
- * `links` resolves is the link `backlinks` counts.
+ * resolve.c - link resolution on a node (see resolve.h for the rules):
+ * names to pages through one SQL lookup, Markdown destinations through
+ * path normalisation, and a page's outgoing links and link names.
  *
  * What it must not do: read page files (everything comes from the index:
- * pages and links tables), or decide about a source it does not hold (a
- * "source/name" link to another node's source is handed to the federation
- * as "remote").
+ * pages and links tables), find a page by name that the caller may not
+ * see, or decide about a source it does not hold (a "source/name" link to
+ * another node's source is handed to the federation as "remote").
  */
 #define _GNU_SOURCE
+#include "node/resolve.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/cg_buf.h"
 #include "common/cg_utf8.h"
-#include "node/tools_page.h"
+#include "node/pages.h"
 #include "proto/acl.h"
-
-/* Matches returned per name by the resolve operation. */
-#define RESOLVE_MAX 50
 
 static const char *const match_names[] = {"path", "slug", "title", "alias"};
 
@@ -52,11 +51,10 @@ strip_md(const char *s)
 	return n;
 }
 
-/* A malloc'd percent-decoded copy; a bad escape or %00 is kept as is. */
-static char *
-pct_decode(const char *s)
+char *
+cg_resolve_key(const char *name)
 {
-	return cg_pct_decode(s, strlen(s), false);
+	return lower_n(name, strip_md(name));
 }
 
 /* The folder of a repo-relative path, with its trailing "/" ("" at the
@@ -116,14 +114,6 @@ md_normalise(const char *from, const char *dest)
 	return cg_buf_take(&b);
 }
 
-static int
-sql_err(cg_index *idx, int rc, cg_err *err)
-{
-	return cg_err_set(err, cg_sqlite_is_corrupt(rc) ? CG_ECORRUPT : CG_EIO,
-	                  "index %s: %s", cg_index_source(idx),
-	                  sqlite3_errmsg(cg_index_db(idx)));
-}
-
 /* --- finding pages by name ---------------------------------------------- */
 
 static const char *const find_sql =
@@ -162,13 +152,13 @@ keys_fini(struct find_keys *k)
 static int
 keys_init(struct find_keys *k, cg_index *idx, const char *name)
 {
-	const char *wrel = cg_page_wiki_rel(idx);
+	const char *wrel = cg_index_wiki_rel(idx);
 	size_t n = strlen(name);
 	bool md = strip_md(name) != n;
 	cg_buf b;
 
 	memset(k, 0, sizeof(*k));
-	k->slug = lower_n(name, strip_md(name));
+	k->slug = cg_resolve_key(name);
 	k->name = lower_n(name, n);
 	if (k->slug == NULL || k->name == NULL)
 		return CG_ENOMEM;
@@ -187,14 +177,9 @@ keys_init(struct find_keys *k, cg_index *idx, const char *name)
 	return k->exact && k->inwiki && k->suffix ? 0 : CG_ENOMEM;
 }
 
-/*
- * Appends to out the pages of idx that name designates, best first (see
- * tools_page.h), at most limit: {source, path, title, category, match,
- * rank}.  from_dir ("a/b/" or NULL) is the linking page's folder.
- */
-static int
-find_pages(cg_index *idx, const char *name, const char *from_dir, int limit,
-           json_t *out, cg_err *err)
+int
+cg_resolve_find(cg_index *idx, const char *name, const char *from_dir,
+                int limit, json_t *out, cg_err *err)
 {
 	sqlite3 *db = cg_index_db(idx);
 	sqlite3_stmt *st = NULL;
@@ -238,7 +223,9 @@ find_pages(cg_index *idx, const char *name, const char *from_dir, int limit,
 	}
 	sqlite3_finalize(st);
 	keys_fini(&k);
-	return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : sql_err(idx, rc, err);
+	return rc == SQLITE_DONE || rc == SQLITE_OK
+	           ? 0
+	           : cg_index_query_fail(idx, rc, "resolve", err);
 }
 
 /* --- resolving one link --------------------------------------------------- */
@@ -274,7 +261,7 @@ static int
 resolve_md(cg_index *t, const char *target, const char *from, json_t *lk,
            cg_err *err)
 {
-	char *dec = pct_decode(target);
+	char *dec = cg_pct_decode(target, strlen(target), false);
 	char *p = dec ? md_normalise(from, dec) : NULL;
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
@@ -309,7 +296,7 @@ resolve_md(cg_index *t, const char *target, const char *from, json_t *lk,
 		set_unresolved(lk, "no page at %.300s", p);
 		rc = 0;
 	} else {
-		rc = sql_err(t, rc, err);
+		rc = cg_index_query_fail(t, rc, "links", err);
 	}
 	sqlite3_finalize(st);
 out:
@@ -338,7 +325,7 @@ resolve_qualified(cg_node *n, const char *target, json_t *lk, cg_err *err)
 		    lk, "remote",
 		    json_pack("{s:s, s:s}", "source", a, "name", slash + 1));
 	} else if (cg_index_db(idx) != NULL) {
-		rc = find_pages(idx, slash + 1, NULL, 1, m, err);
+		rc = cg_resolve_find(idx, slash + 1, NULL, 1, m, err);
 	}
 	if (rc == 0 && json_array_size(m) > 0)
 		set_resolved(lk, json_array_get(m, 0));
@@ -359,7 +346,7 @@ resolve_wiki(cg_node *n, cg_index *t, const char *target, const char *from,
 	const char *slash = strchr(target, '/');
 	int rc;
 
-	rc = dir && m ? find_pages(t, target, dir, 1, m, err)
+	rc = dir && m ? cg_resolve_find(t, target, dir, 1, m, err)
 	              : cg_err_set(err, CG_ENOMEM, "links: out of memory");
 	if (rc == 0 && json_array_size(m) > 0)
 		set_resolved(lk, json_array_get(m, 0));
@@ -375,11 +362,9 @@ resolve_wiki(cg_node *n, cg_index *t, const char *target, const char *from,
 	return rc;
 }
 
-/* A link object from a links row (kind, target, anchor, text, line at
- * column c), resolved from the page from of source t. */
-static json_t *
-link_json(cg_node *n, cg_index *t, sqlite3_stmt *st, int c, const char *from,
-          cg_err *err)
+json_t *
+cg_resolve_link(cg_node *n, cg_index *t, sqlite3_stmt *st, int c,
+                const char *from, cg_err *err)
 {
 	int kind = sqlite3_column_int(st, c);
 	const char *target = (const char *)sqlite3_column_text(st, c + 1);
@@ -408,8 +393,8 @@ link_json(cg_node *n, cg_index *t, sqlite3_stmt *st, int c, const char *from,
 }
 
 int
-cg_links_outgoing(cg_node *n, cg_index *idx, int64_t page_id,
-                  const char *page_path, json_t *out, cg_err *err)
+cg_resolve_outgoing(cg_node *n, cg_index *idx, int64_t page_id,
+                    const char *page_path, json_t *out, cg_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -421,7 +406,7 @@ cg_links_outgoing(cg_node *n, cg_index *idx, int64_t page_id,
 	if (rc == SQLITE_OK)
 		sqlite3_bind_int64(st, 1, page_id);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		json_t *lk = link_json(n, idx, st, 0, page_path, err);
+		json_t *lk = cg_resolve_link(n, idx, st, 0, page_path, err);
 
 		if (lk == NULL) {
 			sqlite3_finalize(st);
@@ -431,10 +416,11 @@ cg_links_outgoing(cg_node *n, cg_index *idx, int64_t page_id,
 		rc = SQLITE_OK;
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_err(idx, rc, err);
+	return rc == SQLITE_DONE ? 0
+	                         : cg_index_query_fail(idx, rc, "links", err);
 }
 
-/* --- links ---------------------------------------------------------------- */
+/* --- the names of a page ------------------------------------------------ */
 
 /* Adds name (lowercased, ".md" dropped) to the set when it resolves to
  * path in idx. */
@@ -443,8 +429,8 @@ add_name(cg_index *idx, const char *path, const char *name, json_t *set,
          cg_err *err)
 {
 	json_t *m = json_array();
-	char *key = lower_n(name, strip_md(name));
-	int rc = m && key ? find_pages(idx, key, NULL, 1, m, err)
+	char *key = cg_resolve_key(name);
+	int rc = m && key ? cg_resolve_find(idx, key, NULL, 1, m, err)
 	                  : cg_err_set(err, CG_ENOMEM, "links: out of memory");
 
 	if (rc == 0 && json_array_size(m) > 0 &&
@@ -457,17 +443,11 @@ add_name(cg_index *idx, const char *path, const char *name, json_t *set,
 	return rc;
 }
 
-/*
- * The target description backlinks need: {source, path, slug, title,
- * aliases, names}, names being every name that resolves to this page in
- * its source (slug, title, aliases, and the suffixes of its path below
- * the wiki without ".md").
- */
-static int
-target_json(cg_index *idx, const char *path, const json_t *page, json_t **out,
-            cg_err *err)
+int
+cg_resolve_target(cg_index *idx, const char *path, const json_t *page,
+                  json_t **out, cg_err *err)
 {
-	const char *wrel = cg_page_wiki_rel(idx);
+	const char *wrel = cg_index_wiki_rel(idx);
 	const char *below = path + (wrel ? strlen(wrel) + 1 : 0);
 	const char *base = strrchr(path, '/');
 	json_t *set = json_object();
@@ -506,273 +486,4 @@ target_json(cg_index *idx, const char *path, const json_t *page, json_t **out,
 	json_decref(set);
 	free(slug);
 	return rc;
-}
-
-int
-cg_tool_links(cg_node *n, const json_t *args, json_t *res, cg_err *err)
-{
-	cg_index *idx;
-	const char *path;
-	size_t plen;
-	json_t *page;
-	json_t *out = json_array();
-	json_t *target = NULL;
-	int64_t id;
-	cg_err ierr;
-	int rc = cg_page_item(n, args, &idx, &path, &plen, err);
-
-	if (rc != 0) {
-		json_decref(out);
-		return rc;
-	}
-	page = json_pack("{s:s, s:s%}", "source", cg_index_source(idx), "path",
-	                 path, plen);
-	json_object_set_new(res, "page", page);
-	json_object_set_new(res, "outgoing", out);
-	cg_err_clear(&ierr);
-	rc = cg_page_lookup(idx, path, plen, page, &id, &ierr);
-	if (rc == 0)
-		rc = cg_links_outgoing(n, idx, id, path, out, &ierr);
-	if (rc == 0)
-		rc = target_json(idx, path, page, &target, &ierr);
-	if (rc == 0) {
-		json_object_set_new(res, "target", target);
-		return 0;
-	}
-	json_decref(target);
-	if (rc == CG_ENOMEM)
-		return cg_err_set(err, CG_ENOMEM, "%s", ierr.msg);
-	cg_item_error(res, &ierr);
-	return 0;
-}
-
-/* --- backlinks ------------------------------------------------------------ */
-
-/* What a link must resolve to, and the quick test before resolving. */
-struct want {
-	const char *source;  /* the target page's source */
-	const char *path;    /* its path */
-	const json_t *names; /* object: names resolving to it (lowercase) */
-	json_t *tails;       /* object: last components worth resolving */
-	char *slug;          /* lowercase slug */
-};
-
-/* The last "/" component of s (lowercase, ".md" dropped) into a new
- * string. */
-static char *
-tail_of(const char *s)
-{
-	const char *slash = strrchr(s, '/');
-
-	s = slash ? slash + 1 : s;
-	return lower_n(s, strip_md(s));
-}
-
-static void
-add_tail(json_t *tails, const char *s)
-{
-	char *t = s ? tail_of(s) : NULL;
-
-	if (t != NULL && *t != '\0')
-		json_object_set_new(tails, t, json_true());
-	free(t);
-}
-
-static int
-want_init(struct want *w, const json_t *target, cg_err *err)
-{
-	const json_t *v;
-	size_t i;
-
-	memset(w, 0, sizeof(*w));
-	w->source = json_string_value(json_object_get(target, "source"));
-	w->path = json_string_value(json_object_get(target, "path"));
-	w->names = json_object_get(target, "names");
-	if (w->source == NULL || w->path == NULL || !json_is_array(w->names))
-		return cg_err_set(err, CG_EINVAL,
-		                  "backlinks: target must be {source, path, "
-		                  "names[]}");
-	w->tails = json_object();
-	w->slug = tail_of(w->path);
-	add_tail(w->tails, w->path);
-	add_tail(w->tails, json_string_value(json_object_get(target, "title")));
-	json_array_foreach(json_object_get(target, "aliases"), i, v) {
-		add_tail(w->tails, json_string_value(v));
-	}
-	json_array_foreach(w->names, i, v) {
-		add_tail(w->tails, json_string_value(v));
-	}
-	return w->slug ? 0 : cg_err_set(err, CG_ENOMEM, "out of memory");
-}
-
-static void
-want_fini(struct want *w)
-{
-	json_decref(w->tails);
-	free(w->slug);
-}
-
-/* Quick test: could this link name the target at all? */
-static bool
-candidate(const struct want *w, int kind, const char *target)
-{
-	char *t;
-	bool yes;
-
-	if (kind != 1) {
-		char *d = pct_decode(target);
-
-		t = d ? tail_of(d) : NULL;
-		free(d);
-		yes = t != NULL && strcmp(t, w->slug) == 0;
-	} else {
-		t = tail_of(target);
-		yes = t != NULL && json_object_get(w->tails, t) != NULL;
-	}
-	free(t);
-	return yes;
-}
-
-/* True when the resolved link lk designates the target. */
-static bool
-hits_target(const struct want *w, const json_t *lk)
-{
-	const json_t *r = json_object_get(lk, "remote");
-	const char *src;
-	const char *name;
-	char *key;
-	bool yes = false;
-	size_t i;
-	const json_t *v;
-
-	if (json_is_true(json_object_get(lk, "resolved")))
-		return strcmp(json_string_value(json_object_get(lk, "source")),
-		              w->source) == 0 &&
-		       strcmp(json_string_value(json_object_get(lk, "path")),
-		              w->path) == 0;
-	src = json_string_value(json_object_get(r, "source"));
-	name = json_string_value(json_object_get(r, "name"));
-	if (src == NULL || name == NULL || strcmp(src, w->source) != 0)
-		return false;
-	key = lower_n(name, strip_md(name));
-	json_array_foreach(w->names, i, v) {
-		yes |= key != NULL && json_is_string(v) &&
-		       strcmp(json_string_value(v), key) == 0;
-	}
-	free(key);
-	return yes;
-}
-
-static const char *const back_sql =
-    "SELECT p.path, p.title, l.kind, l.target, l.anchor, l.text, l.line"
-    " FROM links l JOIN pages p ON p.id = l.page_id"
-    " ORDER BY p.path, l.line, l.rowid";
-
-/* The links of source t that resolve to the target, appended to out. */
-static int
-backlinks_of(cg_node *n, cg_index *t, const struct want *w, json_t *out,
-             cg_err *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = sqlite3_prepare_v2(cg_index_db(t), back_sql, -1, &st, NULL);
-
-	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *from = (const char *)sqlite3_column_text(st, 0);
-		const char *target = (const char *)sqlite3_column_text(st, 3);
-		json_t *lk;
-
-		rc = SQLITE_OK;
-		if (from == NULL || target == NULL ||
-		    !candidate(w, sqlite3_column_int(st, 2), target) ||
-		    !cg_acl_allows(cg_index_acl(t), cg_index_source(t), from))
-			continue;
-		lk = link_json(n, t, st, 2, from, err);
-		if (lk == NULL) {
-			sqlite3_finalize(st);
-			return err->code ? err->code : CG_ENOMEM;
-		}
-		if (hits_target(w, lk)) {
-			json_t *b = json_pack(
-			    "{s:s, s:s, s:s?, s:O, s:O, s:O?, s:O?, s:O}",
-			    "source", cg_index_source(t), "path", from, "title",
-			    (const char *)sqlite3_column_text(st, 1), "kind",
-			    json_object_get(lk, "kind"), "target",
-			    json_object_get(lk, "target"), "anchor",
-			    json_object_get(lk, "anchor"), "text",
-			    json_object_get(lk, "text"), "line",
-			    json_object_get(lk, "line"));
-
-			json_array_append_new(out, b);
-		}
-		json_decref(lk);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_err(t, rc, err);
-}
-
-int
-cg_tool_backlinks(cg_node *n, const json_t *args, json_t *res, cg_err *err)
-{
-	json_t *out = json_array();
-	struct want w;
-	int rc;
-
-	json_object_set_new(res, "backlinks", out);
-	rc = want_init(&w, json_object_get(args, "target"), err);
-	for (size_t i = 0; rc == 0 && i < cg_node_nsources(n); i++) {
-		cg_index *t = cg_node_index(n, i);
-
-		if (!cg_node_in_scope(args, cg_node_source_name(n, i)))
-			continue;
-		rc = cg_node_ready(t, err);
-		if (rc == 0)
-			rc = backlinks_of(n, t, &w, out, err);
-	}
-	want_fini(&w);
-	return rc;
-}
-
-/* --- resolve -------------------------------------------------------------- */
-
-int
-cg_tool_resolve(cg_node *n, const json_t *args, json_t *res, cg_err *err)
-{
-	const json_t *names = json_object_get(args, "names");
-	json_t *results = json_array();
-	size_t k;
-	const json_t *it;
-	int rc = 0;
-
-	json_object_set_new(res, "results", results);
-	if (!json_is_array(names) || json_array_size(names) > 1000)
-		return cg_err_set(err, CG_EINVAL,
-		                  "resolve: names must be an array of at most "
-		                  "1000 {name, source?}");
-	json_array_foreach(names, k, it) {
-		const char *name =
-		    json_string_value(json_object_get(it, "name"));
-		const char *only =
-		    json_string_value(json_object_get(it, "source"));
-		json_t *m = json_array();
-
-		json_array_append_new(results,
-		                      json_pack("{s:o}", "matches", m));
-		if (name == NULL)
-			return cg_err_set(err, CG_EINVAL,
-			                  "resolve: item %zu has no name", k);
-		for (size_t i = 0; rc == 0 && i < cg_node_nsources(n); i++) {
-			const char *s = cg_node_source_name(n, i);
-
-			if (!cg_node_in_scope(args, s) ||
-			    (only != NULL && strcmp(only, s) != 0))
-				continue;
-			rc = cg_node_ready(cg_node_index(n, i), err);
-			if (rc == 0)
-				rc = find_pages(cg_node_index(n, i), name, NULL,
-				                RESOLVE_MAX, m, err);
-		}
-		if (rc != 0)
-			return rc;
-	}
-	return 0;
 }

@@ -1,8 +1,13 @@
 /*
- * tools_corpus.c - the entries of a concept and the registry-graph (see
- * tools_corpus.h).
+ * ops_corpus.c - the node side of what only corpus sources have (see
+ * ops.h): the entries of a concept (for bridges and aliases, SPEC 4.3),
+ * and the registry-graph of the repositories that registered them, kept in
+ * the node's memo until one of its files changes.  Their hits' facts and
+ * freshness are index/corpus_hits.h.
+ *
+ * What it must not do: fetch (cache/ does), parse the wire format, or
+ * show an entry the caller may not see.
  */
-#include "node/tools_corpus.h"
 
 #include <sys/stat.h>
 
@@ -13,6 +18,7 @@
 
 #include "cache/corpus.h"
 #include "common/cg_fs.h"
+#include "node/ops.h"
 #include "page/corpus_scan.h"
 #include "proto/acl.h"
 
@@ -35,8 +41,8 @@ concept_entries(cg_index *idx, const char *concept, int limit, json_t *out,
 		return rc;
 	st = cg_index_stmt(idx, concept_sql);
 	if (st == NULL)
-		return cg_err_set(err, CG_ERR, "concept: %s",
-		                  sqlite3_errmsg(cg_index_db(idx)));
+		return cg_index_query_fail(
+		    idx, sqlite3_errcode(cg_index_db(idx)), "concept", err);
 	sqlite3_bind_text(st, 1, concept, -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 2, limit);
 	while (sqlite3_step(st) == SQLITE_ROW) {

@@ -1,0 +1,45 @@
+/*
+ * sql.c - the SQLite helpers of index/ (see sql.h).
+ *
+ * What it must not do: hide a corrupt database behind another code (a
+ * caller rebuilds on CG_ECORRUPT), or fail on text that is not UTF-8.
+ */
+#include "index/sql.h"
+
+#include <stdbool.h>
+
+#include "common/cg_json.h"
+
+/* True for an SQLite result code that means the file is damaged. */
+static bool
+is_corrupt(int rc)
+{
+	rc &= 0xff;
+	return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
+}
+
+int
+cg_index_sql_fail(sqlite3 *db, int rc, const char *what, cg_err *err)
+{
+	int code = is_corrupt(rc)       ? CG_ECORRUPT
+	           : rc == SQLITE_NOMEM ? CG_ENOMEM
+	                                : CG_EIO;
+
+	return cg_err_set(err, code, "%s: %s", what,
+	                  db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+}
+
+json_t *
+cg_index_col_text(sqlite3_stmt *st, int i)
+{
+	return cg_json_text((const char *)sqlite3_column_text(st, i));
+}
+
+json_t *
+cg_index_col_json(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	json_t *v = s != NULL ? json_loads(s, 0, NULL) : NULL;
+
+	return v != NULL ? v : json_array();
+}
