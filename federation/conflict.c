@@ -9,16 +9,7 @@
 
 #include "common/cg_json.h"
 #include "page/page.h"
-
-int
-cg_confidence_rank(const char *c)
-{
-	if (strcmp(c, "high") == 0)
-		return 3;
-	if (strcmp(c, "medium") == 0)
-		return 2;
-	return strcmp(c, "low") == 0 ? 1 : 0;
-}
+#include "proto/filters.h"
 
 /* True when a's supersedes names b (by slug, path or title). */
 static int
@@ -69,8 +60,10 @@ better(const json_t *a, const json_t *b, char *why, size_t n)
 	cmp =
 	    strcmp(cg_json_str(a, "updated_at"), cg_json_str(b, "updated_at"));
 	if (cmp == 0) {
-		int ca = cg_confidence_rank(cg_json_str(a, "confidence"));
-		int cb = cg_confidence_rank(cg_json_str(b, "confidence"));
+		int ca =
+		    cg_filters_confidence_rank(cg_json_str(a, "confidence"));
+		int cb =
+		    cg_filters_confidence_rank(cg_json_str(b, "confidence"));
 		const json_t *w =
 		    ca != cb ? (ca > cb ? a : b)
 		    : strcmp(cg_json_str(a, "uri"), cg_json_str(b, "uri")) <= 0

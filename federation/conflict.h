@@ -24,9 +24,4 @@
  */
 json_t *cg_conflicts_find(const json_t *pages);
 
-/* The rank of a confidence level: high 3, medium 2, low 1, anything else
- * (unset, unknown) 0.  The one ranking for the conflict rule and the hit
- * order (merge.h). */
-int cg_confidence_rank(const char *confidence);
-
 #endif

@@ -9,6 +9,7 @@
 
 #include "common/cg_json.h"
 #include "federation/conflict.h"
+#include "proto/filters.h"
 
 static double
 num(const json_t *h, const char *k)
@@ -34,8 +35,8 @@ cmp_hits(const void *pa, const void *pb)
 	c = strcmp(cg_json_str(b, "updated_at"), cg_json_str(a, "updated_at"));
 	if (c != 0)
 		return c;
-	c = cg_confidence_rank(cg_json_str(b, "confidence")) -
-	    cg_confidence_rank(cg_json_str(a, "confidence"));
+	c = cg_filters_confidence_rank(cg_json_str(b, "confidence")) -
+	    cg_filters_confidence_rank(cg_json_str(a, "confidence"));
 	if (c != 0)
 		return c;
 	return strcmp(cg_json_str(a, "uri"), cg_json_str(b, "uri"));

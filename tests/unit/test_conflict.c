@@ -12,6 +12,7 @@
 
 #include "cgtest.h"
 #include "federation/conflict.h"
+#include "proto/filters.h"
 
 /* A page of claim key k: uri cg://ws/src/<path>. */
 static json_t *
@@ -219,11 +220,11 @@ static void
 test_confidence_rank(void **state)
 {
 	(void)state;
-	assert_int_equal(cg_confidence_rank("high"), 3);
-	assert_int_equal(cg_confidence_rank("medium"), 2);
-	assert_int_equal(cg_confidence_rank("low"), 1);
-	assert_int_equal(cg_confidence_rank(""), 0);
-	assert_int_equal(cg_confidence_rank("HIGH"), 0);
+	assert_int_equal(cg_filters_confidence_rank("high"), 3);
+	assert_int_equal(cg_filters_confidence_rank("medium"), 2);
+	assert_int_equal(cg_filters_confidence_rank("low"), 1);
+	assert_int_equal(cg_filters_confidence_rank(""), 0);
+	assert_int_equal(cg_filters_confidence_rank("HIGH"), 0);
 }
 
 int
