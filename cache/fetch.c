@@ -22,12 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/cg_fs.h"
-#include "common/cg_time.h"
 #include "cache/corpus.h"
 #include "cache/git.h"
 #include "cache/hiivmind.h"
 #include "cache/probe.h"
+#include "common/cg_fs.h"
+#include "common/cg_time.h"
 
 /* One repository's run. */
 struct run {

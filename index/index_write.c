@@ -518,7 +518,7 @@ index_text(struct writer *w, const struct known *k, const cg_scan_entry *e,
 		free(slug);
 		return rc;
 	}
-	if (cg_page_overlay(&page, e->overlay) != 0) {
+	if (cg_corpus_scan_overlay(&page, e->overlay) != 0) {
 		cg_page_fini(&page);
 		free(slug);
 		return cg_err_set(w->err, CG_ENOMEM, "index: out of memory");
@@ -626,7 +626,7 @@ sync_file(struct writer *w, const cg_scan_entry *e)
 		return skip_file(w, k, e->rel, "symlink",
 		                 "symlink not followed");
 	if (e->virt) {
-		text = cg_corpus_virtual_text(e->overlay, &len);
+		text = cg_corpus_scan_virtual_text(e->overlay, &len);
 		if (text == NULL)
 			return cg_err_set(w->err, CG_ENOMEM, "out of memory");
 		rc = index_text(w, k, e, text, len);
@@ -728,10 +728,10 @@ sync_once(sqlite3 *db, const char *repo, const char *wiki, int kind,
 	cg_scan scan;
 	int rc;
 
-	rc = cg_scan_source(&scan, repo, wiki, (enum cg_source_kind)kind,
-	                    &w.warnings, err);
+	rc = cg_corpus_scan_source(&scan, repo, wiki, (enum cg_source_kind)kind,
+	                           &w.warnings, err);
 	if (rc != 0) {
-		cg_corpus_warnings_free(w.warnings);
+		cg_corpus_scan_warnings_free(w.warnings);
 		return rc;
 	}
 	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -760,7 +760,7 @@ sync_once(sqlite3 *db, const char *repo, const char *wiki, int kind,
 	cache_fini(&w);
 out_scan:
 	cg_scan_fini(&scan);
-	cg_corpus_warnings_free(w.warnings);
+	cg_corpus_scan_warnings_free(w.warnings);
 	return rc;
 }
 

@@ -166,8 +166,9 @@ grep_source(struct grep_run *r, cg_index *idx, const char *prefix, cg_err *err)
 
 	if (rc != 0)
 		return rc;
-	rc = cg_scan_source(&sc, cg_index_repo(idx), cg_index_wiki(idx),
-	                    (enum cg_source_kind)cg_index_kind(idx), NULL, err);
+	rc = cg_corpus_scan_source(&sc, cg_index_repo(idx), cg_index_wiki(idx),
+	                           (enum cg_source_kind)cg_index_kind(idx),
+	                           NULL, err);
 	r->source = cg_index_source(idx);
 	r->root = open(cg_index_repo(idx), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	r->root_errno = errno;

@@ -267,8 +267,8 @@ cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
 }
 
 int
-cg_scan_source(cg_scan *out, const char *repo, const char *wiki,
-               enum cg_source_kind kind, char ***warnings, cg_err *err)
+cg_corpus_scan_source(cg_scan *out, const char *repo, const char *wiki,
+                      enum cg_source_kind kind, char ***warnings, cg_err *err)
 {
 	if (warnings != NULL)
 		*warnings = NULL;
@@ -279,7 +279,7 @@ cg_scan_source(cg_scan *out, const char *repo, const char *wiki,
 }
 
 void
-cg_corpus_warnings_free(char **w)
+cg_corpus_scan_warnings_free(char **w)
 {
 	cg_strv_free(w);
 }
@@ -365,7 +365,7 @@ section_text(const json_t *ov)
 }
 
 int
-cg_page_overlay(cg_page *p, const json_t *ov)
+cg_corpus_scan_overlay(cg_page *p, const json_t *ov)
 {
 	const json_t *sum = json_object_get(ov, "summary");
 	int rc;
@@ -391,7 +391,7 @@ cg_page_overlay(cg_page *p, const json_t *ov)
 }
 
 char *
-cg_corpus_virtual_text(const json_t *ov, size_t *len)
+cg_corpus_scan_virtual_text(const json_t *ov, size_t *len)
 {
 	const char *t = cg_json_str(ov, "title");
 	const char *s = cg_json_str(ov, "summary");

@@ -36,18 +36,19 @@ int cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
                    cg_err *err);
 
 /* The scan of any source: the wiki walk or the corpus entries. */
-int cg_scan_source(cg_scan *out, const char *repo, const char *wiki,
-                   enum cg_source_kind kind, char ***warnings, cg_err *err);
+int cg_corpus_scan_source(cg_scan *out, const char *repo, const char *wiki,
+                          enum cg_source_kind kind, char ***warnings,
+                          cg_err *err);
 
-void cg_corpus_warnings_free(char **w);
+void cg_corpus_scan_warnings_free(char **w);
 
 /* Lays an entry's overlay over a parsed page: its title, category and
  * summary (first line when the page has none) win; tags gain the entry's
  * tags, keywords and concepts; the frontmatter gains `summary`,
  * `section_summaries` (free text) and `corpus` (the whole overlay). */
-int cg_page_overlay(cg_page *p, const json_t *ov);
+int cg_corpus_scan_overlay(cg_page *p, const json_t *ov);
 
 /* "# title\n\nsummary\n": the text a virtual page is indexed from. */
-char *cg_corpus_virtual_text(const json_t *ov, size_t *len);
+char *cg_corpus_scan_virtual_text(const json_t *ov, size_t *len);
 
 #endif

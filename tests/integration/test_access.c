@@ -15,9 +15,9 @@
 
 #include <curl/curl.h>
 
-#include "common/cg_buf.h"
 #include "cgproc.h"
 #include "cgtest.h"
+#include "common/cg_buf.h"
 
 #define TOK_BILLING "billing-only-secret-0123456789"
 #define TOK_NODRAFT "no-draft-secret-0123456789abcd"

@@ -27,10 +27,10 @@
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/rep.h>
 
-#include "common/cg_buf.h"
-#include "common/cg_fs.h"
 #include "cgproc.h"
 #include "cgtest.h"
+#include "common/cg_buf.h"
+#include "common/cg_fs.h"
 
 #define NNODES      4
 #define ROOT        0

@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/cg_buf.h"
 #include "cgtest.h"
+#include "common/cg_buf.h"
 
 static char *ws;
 static char *cache;

@@ -32,9 +32,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/cg_buf.h"
 #include "cgproc.h"
 #include "cgtest.h"
+#include "common/cg_buf.h"
 
 #define TIMEOUT_S  2 /* the server's request deadline in this test */
 #define IO_MS      10000

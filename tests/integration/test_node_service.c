@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/cg_fs.h"
 #include "cgproc.h"
 #include "cgtest.h"
+#include "common/cg_fs.h"
 
 #define WIKI ".guild/wiki/"
 

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgtest.h"
 #include "common/cg_buf.h"
 #include "common/cg_fs.h"
-#include "cgtest.h"
 
 static char *ws;
 static char *cache;

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/cg_buf.h"
 #include "cgtest.h"
+#include "common/cg_buf.h"
 
 #define NPAGES   320
 #define NQUERIES 50

@@ -21,9 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgtest.h"
 #include "common/cg_buf.h"
 #include "common/cg_fs.h"
-#include "cgtest.h"
 
 static char *ws;      /* the workspace */
 static char *cache;   /* its index cache */

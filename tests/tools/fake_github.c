@@ -26,8 +26,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/cg_err.h"
 #include "cghttpd.h"
+#include "common/cg_err.h"
 
 #define POLL_MS 100
 
