@@ -5,15 +5,16 @@
 # own layers.txt, and for each folder it names one module (f/f.h, f/f.c)
 # that includes the headers of the folders it uses directly; the lowest
 # folder also has a private header (low_int.h, which includes low.h) and a
-# header-less helper.c behind it, the pattern the house style allows.  The
+# header-less helper.c behind it that low.c calls, the pattern the house
+# style allows (no loop through includes, none through calls).  The
 # checker must pass on that clean tree, with and without --objects (the
 # tree compiled with $CC), and then fail, naming the offence and its
 # file:line, on copies of it with one thing planted: an upward include, a
 # sideways include, a relative include, a cycle in layers.txt, an unknown
 # folder in layers.txt, a two-module and a three-module cycle in one
 # folder, a private header included from another folder, a call cycle only
-# the objects show, and an upward call through a prototype a lower layer
-# declared itself.  tests/ may include anything: a planted test file that
+# the objects show (helper.c calling back into low.c), and an upward call
+# through a prototype a lower layer declared itself.  tests/ may include anything: a planted test file that
 # includes a private header and the top layer must not fail the check.
 #
 # It does not check the real tree (CI runs scripts/check-layers on it).
@@ -87,6 +88,10 @@ helper_fn(void)
 EOF
 sed -i "s|^#include \"$low/$low.h\"\$|&\n#include \"$low/${low}_int.h\"|" \
 	"$clean/$low/$low.c"
+# The parent calls its helper, which includes the parent's header for the
+# types: includes helper -> low, calls low -> helper, no loop in either.
+printf 'int\nuse_helper(void)\n{\n\treturn helper_fn();\n}\n' \
+	>>"$clean/$low/$low.c"
 
 # A fresh copy of the clean tree for one case.
 case_dir() {
@@ -230,12 +235,17 @@ expect_fail "three-module cycle" \
 
 # --- what only the objects show -----------------------------------------
 d=$(case_dir call-cycle)
-n=$(plant "$d/$low/$low.c" 'int call_helper(void) { return helper_fn(); }')
+n=$(plant "$d/$low/helper.c" "int back(void) { return ${low}_fn(); }")
 compile "$d"
 expect_pass "call cycle: includes alone see none" "$d"
 expect_fail "call cycle, with objects" \
-	"$low -> helper: $low/$low.c:$n: calls helper_fn ($low/helper.c)" \
-	--objects "$d/build" "$d"
+	"error: module cycle in $low/ between " --objects "$d/build" "$d"
+for want in " through calls " \
+	"helper -> $low: $low/helper.c:$n: calls ${low}_fn ($low/$low.c)" \
+	"$low -> helper: $low/$low.c:"; do
+	grep -qF -- "$want" <<<"$out" ||
+		fail "call cycle: no \"$want\" in:"$'\n'"$out"
+done
 
 d=$(case_dir upward-call)
 n=$(plant "$d/$low/$low.c" \
