@@ -1,9 +1,12 @@
 # Convenience wrapper over CMake.  `make` builds, `make test` runs the whole
 # suite (installing missing Debian packages first), `make asan` runs it
-# again under AddressSanitizer and UndefinedBehaviorSanitizer.
+# again under AddressSanitizer and UndefinedBehaviorSanitizer, `make lint`
+# runs the checks CI runs on the code (layers, format, clang-tidy, gcc
+# -fanalyzer; each a script under scripts/), `make tsan` the integration
+# tests under ThreadSanitizer.
 JOBS ?= $(shell nproc)
 
-.PHONY: all build test asan deps clean
+.PHONY: all build test asan lint tsan deps clean
 
 all: build
 
@@ -22,5 +25,17 @@ asan: deps
 	@cmake --build build-asan -j $(JOBS)
 	@cd build-asan && ctest --output-on-failure -j $(JOBS)
 
+# Every check runs even when one fails; the target fails if any did.
+lint: build
+	@rc=0; \
+	scripts/check-layers --objects build || rc=1; \
+	scripts/lint-format || rc=1; \
+	JOBS=$(JOBS) scripts/lint-tidy build || rc=1; \
+	JOBS=$(JOBS) scripts/lint-analyzer build-analyzer || rc=1; \
+	exit $$rc
+
+tsan: deps
+	@JOBS=$(JOBS) CTEST_J=$(JOBS) scripts/lint-tsan build-tsan
+
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-analyzer build-tsan
