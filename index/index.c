@@ -1,6 +1,7 @@
 /*
  * index.c - one source's SQLite FTS5 index: generations, schema, the
- * incremental sync from the page files, and the ranking function.
+ * incremental sync from the page files, and the SQL functions (cg_match,
+ * index/rank.c; cg_totals; cg_visible).
  *
  * What it must not do: rename a database over one that may be open, leave
  * an empty index visible to a reader, or follow a symlink out of the wiki.
@@ -27,6 +28,7 @@
 #include "common/cg_fs.h"
 #include "index/fts_tokenizer.h"
 #include "index/index_write_int.h"
+#include "index/rank.h"
 #include "page/scan.h"
 #include "proto/acl.h"
 
@@ -43,7 +45,7 @@ struct cg_index {
 	sqlite3 *db;           /* live generation, NULL before open */
 	int64_t gen;           /* live generation number */
 	int lockfd;            /* the writer lock file, -1 when closed */
-	cg_rank_ctx rank;      /* read by cg_rank() */
+	cg_rank_ctx rank;      /* read by cg_match() */
 	struct visibility vis; /* read by cg_visible() */
 	/* The problems list, cached: computing it is a large query (every
 	 * link against every name) and every search reports it.  Valid
@@ -96,11 +98,20 @@ cg_index_stmt(cg_index *idx, const char *sql)
 	sqlite3_stmt *st = NULL;
 
 	for (size_t i = 0; i < idx->nstmts; i++) {
-		if (strcmp(idx->stmts[i].sql, sql) != 0)
+		char *hit_sql = idx->stmts[i].sql;
+
+		if (strcmp(hit_sql, sql) != 0)
 			continue;
-		sqlite3_reset(idx->stmts[i].st);
-		sqlite3_clear_bindings(idx->stmts[i].st);
-		return idx->stmts[i].st;
+		st = idx->stmts[i].st;
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		/* Most recently asked last: a full cache drops the statement
+		 * asked longest ago, never one a caller is stepping. */
+		memmove(&idx->stmts[i], &idx->stmts[i + 1],
+		        (idx->nstmts - i - 1) * sizeof(idx->stmts[0]));
+		idx->stmts[idx->nstmts - 1].sql = hit_sql;
+		idx->stmts[idx->nstmts - 1].st = st;
+		return st;
 	}
 	if (idx->db == NULL ||
 	    sqlite3_prepare_v3(idx->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st,
@@ -146,67 +157,7 @@ static const char *const schema_sql =
     "CREATE VIRTUAL TABLE sec USING fts5(title, headings, body, tags, meta,"
     " line_start UNINDEXED, line_end UNINDEXED, tokenize='cgw');";
 
-/* --- ranking ---------------------------------------------------------- */
-
-/*
- * cg_rank(sec): BM25F over the five columns with the idf and average
- * lengths of cg_rank_ctx, which the search fills from the *global*
- * statistics of every source asked.  Only tf and the row's own column
- * lengths are local, so the same row scores the same whichever node holds
- * it: this is what makes merged scores comparable.
- */
-static void
-rank_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
-        int nval, sqlite3_value **val)
-{
-	const cg_rank_ctx *rc = api->xUserData(fc);
-	double tf[64][CG_NCOLS];
-	double len[CG_NCOLS];
-	const double k1 = 1.2;
-	const double b = 0.75;
-	int ninst = 0;
-	int nphr = api->xPhraseCount(fc);
-	double score = 0.0;
-
-	if (nphr > rc->nphrase)
-		nphr = rc->nphrase;
-	memset(tf, 0, sizeof(tf));
-	if (api->xInstCount(fc, &ninst) != SQLITE_OK) {
-		sqlite3_result_error(ctx, "cg_rank: instance count failed", -1);
-		return;
-	}
-	for (int i = 0; i < ninst; i++) {
-		int phr;
-		int col;
-		int off;
-
-		if (api->xInst(fc, i, &phr, &col, &off) != SQLITE_OK)
-			continue;
-		if (phr < nphr && col < CG_NCOLS)
-			tf[phr][col] += 1.0;
-	}
-	for (int c = 0; c < CG_NCOLS; c++) {
-		int n = 0;
-
-		(void)api->xColumnSize(fc, c, &n);
-		len[c] = n;
-	}
-	for (int p = 0; p < nphr; p++) {
-		double s = 0.0;
-
-		for (int c = 0; c < CG_NCOLS; c++) {
-			double avg = rc->avgdl[c] > 0 ? rc->avgdl[c] : 1.0;
-			double t = tf[p][c];
-
-			if (t == 0.0)
-				continue;
-			s += rc->weight[c] * t * (k1 + 1.0) /
-			     (t + k1 * (1.0 - b + b * len[c] / avg));
-		}
-		score += rc->idf[p] * s;
-	}
-	sqlite3_result_double(ctx, score);
-}
+/* --- SQL functions ------------------------------------------------- */
 
 /* cg_totals(sec): "rows tot0 tot1 tot2 tot3 tot4" for the whole table. */
 static void
@@ -268,10 +219,9 @@ register_functions(sqlite3 *db, cg_rank_ctx *rank, struct visibility *vis)
 	sqlite3_finalize(st);
 	if (api == NULL)
 		return SQLITE_ERROR;
-	rc = api->xCreateFunction(api, "cg_rank", rank, rank_fn, NULL);
+	rc = api->xCreateFunction(api, "cg_totals", NULL, totals_fn, NULL);
 	if (rc == SQLITE_OK)
-		rc = api->xCreateFunction(api, "cg_totals", NULL, totals_fn,
-		                          NULL);
+		rc = cg_rank_register(db, rank);
 	return rc;
 }
 
@@ -527,16 +477,6 @@ source_dir(const cg_index_opts *o)
 
 /* --- public ------------------------------------------------------------ */
 
-static void
-default_weights(cg_rank_ctx *r)
-{
-	r->weight[CG_COL_TITLE] = 4.0;
-	r->weight[CG_COL_HEADINGS] = 2.0;
-	r->weight[CG_COL_BODY] = 1.0;
-	r->weight[CG_COL_TAGS] = 2.0;
-	r->weight[CG_COL_META] = 0.5;
-}
-
 int
 cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err)
 {
@@ -547,7 +487,7 @@ cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err)
 	if (idx == NULL)
 		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
 	idx->lockfd = -1;
-	default_weights(&idx->rank);
+	cg_rank_init(&idx->rank);
 	if (cg_source_copy(&idx->src, opts->source) != 0) {
 		cg_index_free(idx);
 		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
@@ -606,7 +546,7 @@ cg_index_acl(const cg_index *idx)
 	return idx->vis.acl;
 }
 
-cg_rank_ctx *
+struct cg_rank_ctx *
 cg_index_rank(cg_index *idx)
 {
 	return &idx->rank;

@@ -44,15 +44,6 @@ typedef struct cg_index_opts {
 	const cg_source *source; /* borrowed; the index keeps a copy */
 } cg_index_opts;
 
-/* Rank context: the global statistics a query is scored with (see
- * search.c).  Filled before each MATCH statement. */
-typedef struct cg_rank_ctx {
-	int nphrase;             /* phrases in the current expression */
-	double idf[64];          /* per phrase, in expression order */
-	double avgdl[CG_NCOLS];  /* average column length, in tokens */
-	double weight[CG_NCOLS]; /* column weights */
-} cg_rank_ctx;
-
 int cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err);
 void cg_index_free(cg_index *idx);
 
@@ -70,7 +61,7 @@ int cg_index_rebuild(cg_index *idx, const char *reason, cg_sync_stats *st,
 void cg_index_refresh(cg_index *idx);
 
 /* Statements cached per connection (see cg_index_stmt). */
-#define CG_INDEX_STMTS 24
+#define CG_INDEX_STMTS 48
 
 /* A prepared statement for sql on the live connection, cached: reset and
  * with its bindings cleared, owned by the index (never finalize it; reset
@@ -89,8 +80,8 @@ struct cg_acl;
 void cg_index_set_acl(cg_index *idx, const struct cg_acl *acl);
 const struct cg_acl *cg_index_acl(const cg_index *idx);
 
-/* The rank context the "cg_rank" function reads (borrowed). */
-cg_rank_ctx *cg_index_rank(cg_index *idx);
+/* The rank context the "cg_match" function reads (borrowed; index/rank.h). */
+struct cg_rank_ctx *cg_index_rank(cg_index *idx);
 
 const char *cg_index_source(const cg_index *idx);
 const char *cg_index_repo(const cg_index *idx);
