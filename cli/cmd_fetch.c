@@ -17,7 +17,7 @@
 #include "cli/cli.h"
 #include "conf/config.h"
 #include "cache/fetch.h"
-#include "cache/probe.h"
+#include "cache/httpc.h"
 #include "conf/workspace.h"
 
 static const cli_opt fetch_opts[] = {
@@ -167,7 +167,7 @@ setup(const cli_args *a, cg_fetch_opts *o, cg_err *err)
 		                  "the API base must be an http(s) URL, not "
 		                  "'%s'",
 		                  o->api_base);
-	if (cg_probe_global_init(err) != 0)
+	if (cg_httpc_global_init(err) != 0)
 		return CG_ERR;
 	if (cli_int(a, "wait", 0, 86400, &wait_s, err) != 0)
 		return CG_EINVAL;
