@@ -2,7 +2,7 @@
  * child_int.h - work run in a forked child process that reports a
  * fixed-size reply on a pipe, so the parent can bound it with a deadline
  * and kill it outright: a git fetch (libgit2 1.5 has no network timeout,
- * cache/git.c).
+ * cache/git.c) and the whole git work of one corpus (cache/update.c).
  *
  * The child dies with the thread that forked it (PR_SET_PDEATHSIG
  * SIGKILL; it exits at once if that thread was already gone), runs fn,
@@ -14,7 +14,8 @@
  *
  * Must not: print, know what the work is.
  *
- * Private to cache/: only cache/child.c and cache/git.c include it.
+ * Private to cache/: only cache/child.c, cache/git.c and cache/update.c
+ * include it.
  */
 #ifndef CG_CHILD_INT_H
 #define CG_CHILD_INT_H
