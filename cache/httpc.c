@@ -395,7 +395,13 @@ setup(struct xfer *x, const cg_httpc_req *rq, cg_err *err)
 	       CURLE_OK;
 	bad |= curl_easy_setopt(c, CURLOPT_HTTP_VERSION,
 	                        (long)CURL_HTTP_VERSION_2TLS) != CURLE_OK;
-	bad |= curl_easy_setopt(c, CURLOPT_PIPEWAIT, 1L) != CURLE_OK;
+	/* Over TLS, wait for the host's first connection to say whether it
+	 * multiplexes (HTTP/2) before opening another; plain http:// stays
+	 * HTTP/1.1, where waiting gains nothing. */
+	bad |= curl_easy_setopt(c, CURLOPT_PIPEWAIT,
+	                        strncasecmp(rq->url, "https://", 8) == 0
+	                            ? 1L
+	                            : 0L) != CURLE_OK;
 	bad |= curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, conn) != CURLE_OK;
 	bad |= curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, total) != CURLE_OK;
 	bad |= curl_easy_setopt(c, CURLOPT_USERAGENT, "corpus-gw") != CURLE_OK;
