@@ -1,9 +1,10 @@
 /*
  * fetch.c - the refresh of one repository's remote corpora (see fetch.h
  * for the rules): lock, clean up, then the TTL check, every probe at once
- * (cache/probe.h on one cache/httpc.h batch), the writes of the corpora
- * that did not move (a few threads: each write waits for its fsync), and
- * the git work of those that did (cache/update_int.h: worker processes).
+ * (cache/probe.h on one cache/httpc.h batch) with the writes of the
+ * corpora each answer settles (unchanged, or failed) done meanwhile by a
+ * few threads (each write waits for its fsync), and then the git work of
+ * the corpora that moved (cache/update_int.h: worker processes).
  *
  * Threads and processes: the writer threads are joined before the first
  * worker is forked, so no fork happens while another thread runs.  Every
@@ -272,111 +273,7 @@ fail(struct job *j, const cg_err *why)
 	                 why->msg[0] ? why->msg : cg_code_name(why->code));
 }
 
-/* --- step 2: every probe at once ---------------------------------------- */
-
-/* Queues j's probe in batch h. */
-static void
-ask(struct job *j, cg_httpc *h, size_t *n)
-{
-	const cg_fetch_opts *o = j->r->o;
-	size_t id = 0;
-	cg_err e;
-
-	cg_err_clear(&e);
-	j->rq.api_base = o->api_base;
-	j->rq.repo = j->c->repo;
-	j->rq.ref = j->c->ref;
-	j->rq.etag = j->have && j->st.etag[0] ? j->st.etag : NULL;
-	j->rq.token = o->token;
-	j->rq.timeout_ms = o->probe_timeout_ms;
-	if (cg_probe_add(h, &j->rq, &id, &e) != 0) {
-		fail(j, &e);
-		return;
-	}
-	j->step = S_ASK;
-	j->r->asked[id] = j;
-	(*n)++;
-}
-
-/* Progress as each probe answers (cg_httpc_run's done callback). */
-static void
-answered(void *ud, size_t id, const cg_httpc_res *res)
-{
-	struct run *r = ud;
-
-	r->done++;
-	progress(r, r->asked[id]->c->id,
-	         res->code != 0                             ? "no answer"
-	         : res->status == 304 || res->status == 200 ? "answered"
-	                                                    : "refused");
-}
-
-/* What j's probe said: the step it leads to. */
-static void
-judge(struct job *j, const cg_httpc *h, size_t id)
-{
-	const cg_httpc_res *hr = cg_httpc_res_of(h, id);
-	cg_err e;
-	int rc;
-
-	cg_err_clear(&e);
-	rc = cg_probe_take(h, id, &j->rq, &j->res, &e);
-	j->r->rep->http_requests++;
-	j->r->rep->http_bytes += j->res.bytes;
-	j->r->rep->http_connections += hr ? hr->connections : 0;
-	if (rc != 0) {
-		fail(j, &e);
-		return;
-	}
-	cg_utc_stamp(j->st.checked_at, time(NULL));
-	if (j->res.status == CG_PROBE_NEW)
-		(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
-		               j->res.sha);
-	if (j->have && (j->res.status == CG_PROBE_SAME ||
-	                strcmp(j->res.sha, j->meta.cached_commit_sha) == 0)) {
-		if (j->res.etag[0])
-			(void)snprintf(j->st.etag, sizeof(j->st.etag), "%s",
-			               j->res.etag);
-		j->step = S_SAME;
-	} else if (j->res.status == CG_PROBE_SAME) {
-		(void)cg_err_set(&e, CG_EPROTO,
-		                 "304 Not Modified without a cache");
-		fail(j, &e);
-	} else {
-		j->step = S_MOVED;
-	}
-}
-
-static int
-probe_all(struct run *r, cg_err *err)
-{
-	cg_httpc_opts ho;
-	cg_httpc *h = NULL;
-	size_t n = 0;
-	int rc;
-
-	r->asked = calloc(r->njobs + 1, sizeof(*r->asked));
-	if (r->asked == NULL)
-		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	cg_httpc_opts_init(&ho);
-	ho.deadline_ms = r->o->deadline_ms;
-	rc = cg_httpc_new(&h, &ho, err);
-	if (rc != 0)
-		return rc;
-	for (size_t i = 0; i < r->njobs; i++)
-		if (r->jobs[i].step == 0)
-			ask(&r->jobs[i], h, &n);
-	if (n > 0) {
-		progress(r, r->asked[0]->c->id, "asking");
-		(void)cg_httpc_run(h, answered, r);
-	}
-	for (size_t id = 0; id < n; id++)
-		judge(r->asked[id], h, id);
-	cg_httpc_free(h);
-	return 0;
-}
-
-/* --- the writes of corpora that did not move, or failed ----------------- */
+/* --- the writes of corpora settled by their probe ------------------------ */
 
 /* Only cached_at moves (and the state says the probe answered). */
 static int
@@ -421,12 +318,21 @@ settle(struct job *j)
 		record(j);
 }
 
-/* The writer threads' queue. */
+/*
+ * The writer threads and their queue.  The probes' callback pushes each
+ * corpus as its answer settles it, so the writes (small, each waiting for
+ * its fsync) overlap the answers still to come and each other.  Once
+ * pushed, a job belongs to the writers until writers_finish returns.
+ */
 struct writers {
-	struct job **v;
-	size_t n;
-	size_t next; /* guarded by mu */
-	pthread_mutex_t mu;
+	pthread_mutex_t mu; /* guards v, n, next, closed */
+	pthread_cond_t cv;  /* a push, or the close */
+	struct job **v;     /* pushed, in order */
+	size_t n;           /* pushed */
+	size_t next;        /* taken */
+	bool closed;        /* nothing more will be pushed */
+	pthread_t t[WRITERS];
+	size_t nt; /* threads started */
 };
 
 static void *
@@ -435,33 +341,149 @@ writer(void *arg)
 	struct writers *w = arg;
 
 	for (;;) {
-		size_t i;
+		struct job *j = NULL;
 
 		pthread_mutex_lock(&w->mu);
-		i = w->next++;
+		while (w->next == w->n && !w->closed)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->next < w->n)
+			j = w->v[w->next++];
 		pthread_mutex_unlock(&w->mu);
-		if (i >= w->n)
+		if (j == NULL)
 			return NULL;
-		settle(w->v[i]);
+		settle(j);
 	}
 }
 
-/* Settles v[0..n) on up to WRITERS threads (this one included): the
- * writes are small and each waits for its fsync, so they overlap well. */
-static void
-settle_all(struct job **v, size_t n)
+/* Up to WRITERS threads for at most cap jobs (none for one job: the
+ * caller writes it at the finish). */
+static int
+writers_start(struct writers *w, size_t cap, cg_err *err)
 {
-	struct writers w = {v, n, 0, PTHREAD_MUTEX_INITIALIZER};
-	pthread_t t[WRITERS - 1];
-	size_t nt = 0;
+	memset(w, 0, sizeof(*w));
+	w->v = calloc(cap + 1, sizeof(*w->v));
+	if (w->v == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	while (cap > 1 && w->nt < WRITERS && w->nt < cap &&
+	       pthread_create(&w->t[w->nt], NULL, writer, w) == 0)
+		w->nt++;
+	return 0;
+}
 
-	while (nt < WRITERS - 1 && nt + 1 < n &&
-	       pthread_create(&t[nt], NULL, writer, &w) == 0)
-		nt++;
-	(void)writer(&w);
-	for (size_t i = 0; i < nt; i++)
-		pthread_join(t[i], NULL);
-	pthread_mutex_destroy(&w.mu);
+static void
+writers_push(struct writers *w, struct job *j)
+{
+	pthread_mutex_lock(&w->mu);
+	w->v[w->n++] = j;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Closes the queue, helps drain it and joins the threads. */
+static void
+writers_finish(struct writers *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->closed = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	(void)writer(w);
+	for (size_t i = 0; i < w->nt; i++)
+		pthread_join(w->t[i], NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w->v);
+}
+
+/* --- step 2: every probe at once ---------------------------------------- */
+
+/* What one run's probes share with the batch's callback. */
+struct asking {
+	struct run *r;
+	cg_httpc *h;
+	struct writers w;
+};
+
+/* Queues j's probe in the batch. */
+static void
+ask(struct asking *a, struct job *j, size_t *n)
+{
+	const cg_fetch_opts *o = a->r->o;
+	size_t id = 0;
+	cg_err e;
+
+	cg_err_clear(&e);
+	j->rq.api_base = o->api_base;
+	j->rq.repo = j->c->repo;
+	j->rq.ref = j->c->ref;
+	j->rq.etag = j->have && j->st.etag[0] ? j->st.etag : NULL;
+	j->rq.token = o->token;
+	j->rq.timeout_ms = o->probe_timeout_ms;
+	if (cg_probe_add(a->h, &j->rq, &id, &e) != 0) {
+		fail(j, &e);
+		writers_push(&a->w, j);
+		return;
+	}
+	j->step = S_ASK;
+	a->r->asked[id] = j;
+	(*n)++;
+}
+
+/* What j's probe said: the step it leads to. */
+static void
+judge(struct job *j, const cg_httpc *h, size_t id)
+{
+	const cg_httpc_res *hr = cg_httpc_res_of(h, id);
+	cg_err e;
+	int rc;
+
+	cg_err_clear(&e);
+	rc = cg_probe_take(h, id, &j->rq, &j->res, &e);
+	j->r->rep->http_requests++;
+	j->r->rep->http_bytes += j->res.bytes;
+	j->r->rep->http_connections += hr ? hr->connections : 0;
+	if (rc != 0) {
+		fail(j, &e);
+		return;
+	}
+	cg_utc_stamp(j->st.checked_at, time(NULL));
+	if (j->res.status == CG_PROBE_NEW)
+		(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
+		               j->res.sha);
+	if (j->have && (j->res.status == CG_PROBE_SAME ||
+	                strcmp(j->res.sha, j->meta.cached_commit_sha) == 0)) {
+		if (j->res.etag[0])
+			(void)snprintf(j->st.etag, sizeof(j->st.etag), "%s",
+			               j->res.etag);
+		j->step = S_SAME;
+	} else if (j->res.status == CG_PROBE_SAME) {
+		(void)cg_err_set(&e, CG_EPROTO,
+		                 "304 Not Modified without a cache");
+		fail(j, &e);
+	} else {
+		j->step = S_MOVED;
+	}
+}
+
+/* As each probe ends (cg_httpc_run's done callback): judged, shown, and
+ * handed to the writers when that settles it. */
+static void
+answered(void *ud, size_t id, const cg_httpc_res *res)
+{
+	struct asking *a = ud;
+	struct job *j = a->r->asked[id];
+
+	(void)res;
+	judge(j, a->h, id);
+	a->r->done += j->step != S_MOVED;
+	progress(a->r, j->c->id,
+	         j->step == S_SAME    ? "unchanged"
+	         : j->step == S_MOVED ? "moved"
+	                              : "failed");
+	if (j->step != S_MOVED)
+		writers_push(&a->w, j);
 }
 
 /* The line of a failed corpus. */
@@ -474,32 +496,51 @@ say_failed(struct job *j)
 	            : "nothing cached yet");
 }
 
-/* Writes what the probes settled; then the lines, in registry order. */
+/* Every due probe at once; the corpora they settle written meanwhile;
+ * then their lines, in registry order. */
 static int
-settle_probed(struct run *r, cg_err *err)
+probe_all(struct run *r, cg_err *err)
 {
-	struct job **v = calloc(r->njobs + 1, sizeof(*v));
+	struct asking a;
+	cg_httpc_opts ho;
 	size_t n = 0;
+	int rc;
 
-	if (v == NULL)
+	memset(&a, 0, sizeof(a));
+	a.r = r;
+	r->asked = calloc(r->njobs + 1, sizeof(*r->asked));
+	if (r->asked == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	cg_httpc_opts_init(&ho);
+	ho.deadline_ms = r->o->deadline_ms;
+	rc = cg_httpc_new(&a.h, &ho, err);
+	if (rc == 0)
+		rc = writers_start(&a.w, r->njobs, err);
+	if (rc != 0) {
+		cg_httpc_free(a.h);
+		return rc;
+	}
 	for (size_t i = 0; i < r->njobs; i++)
-		if (r->jobs[i].step == S_SAME || r->jobs[i].step == S_FAILED)
-			v[n++] = &r->jobs[i];
-	settle_all(v, n);
-	for (size_t i = 0; i < n; i++) {
-		struct job *j = v[i];
+		if (r->jobs[i].step == 0)
+			ask(&a, &r->jobs[i], &n);
+	if (n > 0) {
+		progress(r, r->asked[0]->c->id, "asking");
+		(void)cg_httpc_run(a.h, answered, &a);
+	}
+	writers_finish(&a.w);
+	cg_httpc_free(a.h);
+	for (size_t i = 0; i < r->njobs; i++) {
+		struct job *j = &r->jobs[i];
 
 		if (j->step == S_FAILED) {
 			say_failed(j);
-			continue;
+		} else if (j->step == S_SAME) {
+			r->rep->unchanged++;
+			if (r->o->verbose)
+				say(r, "corpus %s: unchanged at %.7s", j->c->id,
+				    j->meta.cached_commit_sha);
 		}
-		j->r->rep->unchanged++;
-		if (r->o->verbose)
-			say(r, "corpus %s: unchanged at %.7s", j->c->id,
-			    j->meta.cached_commit_sha);
 	}
-	free(v);
 	return 0;
 }
 
@@ -563,7 +604,6 @@ update_all(struct run *r, cg_err *err)
 		j->up.stage = j->stage;
 		j->up.before = j->have ? j->meta.cached_commit_sha : "";
 		v[n++] = &j->up;
-		r->done--; /* its probe counted it settled; the update will */
 	}
 	memset(&uo, 0, sizeof(uo));
 	uo.git_base = r->o->git_base;
@@ -634,8 +674,6 @@ run_all(struct run *r, const cg_hm_registry *reg, cg_err *err)
 
 	if (rc == 0)
 		rc = probe_all(r, err);
-	if (rc == 0)
-		rc = settle_probed(r, err);
 	if (rc == 0)
 		rc = update_all(r, err);
 	if (r->o->progress && r->total > 0) {

@@ -9,8 +9,8 @@
  *      one batch of cache/httpc.h: connections to the API host are reused
  *      (HTTP/1.1 keep-alive, or the streams of one HTTP/2 connection), at
  *      most 6 at once; 304, or the commit already cached: only cached_at
- *      moves (with the state file, written by a few threads at once, as
- *      each write waits for its fsync);
+ *      moves (with the state file; a few threads write as the answers
+ *      come in, since each write waits for its fsync);
  *   3. the corpora whose commit moved get their git work (cache/update_int.h),
  *      up to `jobs` at once, each in a worker process: the corpus
  *      repository and each git source are fetched (cache/git.h: one branch,
