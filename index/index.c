@@ -720,6 +720,21 @@ out:
 	return rc;
 }
 
+void
+cg_index_epoch(cg_index *idx, char out[CG_EPOCH_MAX])
+{
+	sqlite3_stmt *st =
+	    cg_index_stmt(idx, "SELECT value FROM meta WHERE key = 'epoch'");
+	long long seq = 0;
+
+	if (st != NULL && sqlite3_step(st) == SQLITE_ROW)
+		seq = sqlite3_column_int64(st, 0);
+	if (st != NULL)
+		sqlite3_reset(st);
+	(void)snprintf(out, CG_EPOCH_MAX, "%lld.%lld", (long long)idx->gen,
+	               seq);
+}
+
 int
 cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
                 cg_err *err)

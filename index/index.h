@@ -96,6 +96,15 @@ int cg_index_kind(const cg_index *idx);
 /* A corpus's registering repository (registry-graph, state), or NULL. */
 const char *cg_index_registrar(const cg_index *idx);
 
+/* The epoch of what a search is scored with: "<generation>.<n>", where n
+ * counts the syncs that added, deleted or re-indexed a page in this
+ * generation.  Equal epochs mean equal statistics, claim keys and page
+ * ids, so the federation may keep what it learnt under an epoch (stats,
+ * claim keys) until a reply names another one.  Read in the request's
+ * transaction. */
+#define CG_EPOCH_MAX 48
+void cg_index_epoch(cg_index *idx, char out[CG_EPOCH_MAX]);
+
 /* Total rows and per-column token totals of the sections table. */
 int cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
                     cg_err *err);

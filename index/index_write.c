@@ -602,7 +602,16 @@ touch_meta(struct writer *w)
 	if (rc != 0)
 		return rc;
 	sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
-	return step_done(w, st, "index meta");
+	rc = step_done(w, st, "index meta");
+	if (rc != 0 || w->st->added + w->st->deleted + w->st->reparsed == 0)
+		return rc;
+	/* What a search scores with changed: the epoch moves (index.h). */
+	rc = prepare(w,
+	             "INSERT OR REPLACE INTO meta(key, value) VALUES('epoch', "
+	             "coalesce((SELECT value FROM meta WHERE key = 'epoch'), "
+	             "0) + 1)",
+	             &st);
+	return rc != 0 ? rc : step_done(w, st, "index epoch");
 }
 
 /* Handles one scanned file: skip, touch, or (re)index. */

@@ -19,6 +19,8 @@
 #include <time.h>
 
 #include "common/cg_buf.h"
+#include "common/cg_fs.h"
+#include "common/cg_vec.h"
 #include "index/corpus_hits.h"
 #include "index/rank.h"
 #include "index/snippet.h"
@@ -633,4 +635,56 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 		sqlite3_reset(st);
 	}
 	return 0;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a;
+	uint64_t y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+json_t *
+cg_search_claim_hashes(cg_index *idx)
+{
+	sqlite3_stmt *st = cg_index_stmt(idx, "SELECT claim_key FROM pages");
+	uint64_t *v = NULL;
+	size_t n = 0;
+	size_t cap = 0;
+	cg_buf b;
+	json_t *out = NULL;
+
+	if (st == NULL)
+		return json_string("");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+
+		if (k == NULL)
+			continue;
+		if (cg_vec_reserve((void **)&v, &cap, n, sizeof(*v)) != 0) {
+			sqlite3_reset(st);
+			free(v);
+			return NULL;
+		}
+		v[n++] = cg_hash64(k, strlen(k));
+	}
+	sqlite3_reset(st);
+	qsort(v, n, sizeof(*v), cmp_u64);
+	cg_buf_init(&b, SIZE_MAX / 2);
+	for (size_t i = 0; i < n; i++) {
+		static const char hex[] = "0123456789abcdef";
+		char d[16];
+
+		for (int k = 0; k < 16; k++)
+			d[k] = hex[(v[i] >> (60 - 4 * k)) & 0xf];
+		if (cg_buf_append(&b, d, sizeof(d)) != 0)
+			goto out;
+	}
+	out = json_string(cg_buf_str(&b));
+out:
+	cg_buf_fini(&b);
+	free(v);
+	return out;
 }

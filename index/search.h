@@ -118,4 +118,11 @@ int cg_search_run(cg_index *idx, const cg_search_opts *o, json_t *hits,
 int cg_search_claims(cg_index *idx, const json_t *keys, json_t *out,
                      cg_err *err);
 
+/* The hashes (common/cg_fs.h cg_hash64) of every page's claim key, one per
+ * page, ascending, as one string of 16 hex digits each: what the
+ * federation keeps per epoch to know, without a round, whether a hit's
+ * claim key is shared by another page (then it asks for the pages).
+ * New reference; NULL when memory runs out. */
+json_t *cg_search_claim_hashes(cg_index *idx);
+
 #endif

@@ -449,8 +449,10 @@ cg_snippet(const cg_snip_row *row, const cg_query *q, enum cg_match m, int col)
 		free(s);
 		return NULL;
 	}
+	/* Only the columns the snippet may come from are read. */
 	for (int c = 0; c < CG_NCOLS && rc == 0; c++)
-		rc = tokenize(&s->col[c], row->col[c]);
+		rc = tokenize(&s->col[c],
+		              col < 0 || col == c ? row->col[c] : NULL);
 	if (rc == 0)
 		rc = find_instances(s);
 	if (rc == 0) {
