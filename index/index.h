@@ -42,6 +42,11 @@ typedef struct cg_index cg_index;
 typedef struct cg_index_opts {
 	const char *cache_dir;   /* root of all indexes */
 	const cg_source *source; /* borrowed; the index keeps a copy */
+	/* A process that opens, reads and exits (the CLI): the index reads
+	 * on a read-only connection, so a query whose sync finds nothing
+	 * changed makes no write at all; a sync with something to write
+	 * reopens read-write. */
+	int oneshot;
 } cg_index_opts;
 
 int cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err);
