@@ -61,6 +61,11 @@ cg_fed_new(cg_fed **out, const cg_fed_opts *o, cg_err *err)
 	f->broadcast = o->broadcast;
 	f->ctx = o->ctx;
 	f->deadline_ms = o->deadline_ms > 0 ? o->deadline_ms : 800;
+	f->stats = cg_fed_stats_new();
+	if (f->stats == NULL) {
+		cg_fed_free(f);
+		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
+	}
 	*out = f;
 	return 0;
 }
@@ -96,6 +101,7 @@ cg_fed_free(cg_fed *f)
 	free(f->nodes);
 	json_decref(f->strs);
 	free(f->workspace);
+	cg_fed_stats_free(f->stats);
 	free(f);
 }
 
@@ -225,6 +231,8 @@ cg_fed_round_run(cg_fed *f, struct cg_fed_round *r, const char *op,
 			continue;
 		a = json_deep_copy(args);
 		json_object_set(a, "sources", scope[i]);
+		if (r->extra != NULL && r->extra[i] != NULL)
+			(void)json_object_update(a, r->extra[i]);
 		if (cg_acl_active(f->acl))
 			json_object_set_new(
 			    a, "acl",

@@ -42,7 +42,7 @@ cg_node_new(cg_node **out, const cg_node_opts *o, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	}
 	for (size_t i = 0; i < o->nsources && rc == 0; i++) {
-		cg_index_opts io = {o->cache_dir, &o->sources[i]};
+		cg_index_opts io = {o->cache_dir, &o->sources[i], o->oneshot};
 
 		n->src[i].name = strdup(o->sources[i].name);
 		if (n->src[i].name == NULL)

@@ -174,7 +174,7 @@ test_encode(void **state)
 static cg_node *
 empty_node(void)
 {
-	cg_node_opts o = {"wire-node", "/nonexistent-cache", NULL, 0};
+	cg_node_opts o = {"wire-node", "/nonexistent-cache", NULL, 0, 0};
 	cg_node *n = NULL;
 
 	assert_int_equal(cg_node_new(&n, &o, NULL), 0);
