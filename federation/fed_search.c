@@ -1,12 +1,16 @@
 /*
- * fed_search.c - the search over the nodes in scope (see fed_search.h):
- * an optional sync round, the stats round (global term statistics), the
- * search round (each source's own top hits scored with them), aliases
- * and bridges (fed_corpus.c), the merge (merge.c), the claims round and
- * the contradiction rule (conflict.c), then the receipt (evidence,
- * assumptions, followups).  It must not drop a conflicting page, let one
- * source's size crowd another out, or wait again on a node that failed
- * an earlier round of the same query.
+ * fed_search.c - the search over the nodes in scope (see fed_search.h and
+ * ARCHITECTURE.md, "The query path"): an optional sync round; the global
+ * statistics from the gateway's cache (fed_stats.c), with a stats round
+ * only for what it lacks; the rank round (each source's own top keys and
+ * scores under those statistics, re-run when a source answers stale); the
+ * merge (merge.c); the fetch round (the hits of the winners, asked of
+ * their owners only); aliases and bridges (fed_corpus.c); claims only for
+ * contested keys the cache lacks, and the contradiction rule
+ * (conflict.c); then the receipt (evidence, assumptions, followups).  It
+ * must not drop a conflicting page, let one source's size crowd another
+ * out, or wait again on a node that failed an earlier round of the same
+ * query.
  */
 #include "federation/fed_search.h"
 

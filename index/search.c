@@ -450,7 +450,7 @@ static const char *const page_sql =
     "SELECT path, title, category, owner, confidence, updated_at, "
     "created_at, expires_at, tags, source_refs, supersedes, claim_key, "
     "body_hash, fm_status, fm_error, first_line, fm, nlines FROM pages "
-    "WHERE id = ?1";
+    "WHERE id = ?1 AND cg_visible(path)";
 
 static json_t *
 hit_from_row(cg_index *idx, sqlite3_stmt *st, json_t *followups)
@@ -551,8 +551,8 @@ cg_search_fetch(cg_index *idx, const cg_search_opts *o, const cg_cand *c,
 		    idx, sqlite3_errcode(cg_index_db(idx)), "search page", err);
 	sqlite3_bind_int64(st, 1, c->page);
 	rc = sqlite3_step(st);
-	/* A page gone since it was ranked (or another under its id) is
-	 * left out. */
+	/* A page gone since it was ranked (or another under its id), or one
+	 * the caller may not see (a fetch names pages by id), is left out. */
 	if (rc != SQLITE_ROW ||
 	    (c->path != NULL &&
 	     strcmp((const char *)sqlite3_column_text(st, 0), c->path) != 0)) {

@@ -12,7 +12,8 @@
  *   is again a fresh federation's;
  * - no claims round unless a hit's claim key is shared, a shared key
  *   still finds a conflicting page that did not match the query, and its
- *   pages are asked once per epoch and access policy.
+ *   pages are asked once per epoch and access policy;
+ * - the fetch op, asked directly, returns no page the policy hides.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,6 +266,86 @@ test_claims_round_only_when_shared(void **state)
 	cg_embed_free(warm);
 }
 
+/* The hits of every node of a cg_fed_call answer. */
+static size_t
+count_hits(const json_t *all)
+{
+	size_t total = 0;
+	size_t i;
+	json_t *n;
+
+	json_array_foreach(json_object_get(all, "nodes"), i, n)
+		total += json_array_size(
+		    json_object_get(json_object_get(n, "result"), "hits"));
+	return total;
+}
+
+static const json_t *
+first_result(const json_t *all)
+{
+	return json_object_get(json_array_get(json_object_get(all, "nodes"), 0),
+	                       "result");
+}
+
+/* The fetch op answers only pages the caller may see: a node asked
+ * directly for a hidden page's hit (its keys known from a rank round)
+ * returns nothing, and the same fetch without the policy returns it. */
+static void
+test_fetch_respects_access(void **state)
+{
+	cg_embed *e = open_synced();
+	cg_fed *f = cg_embed_fed(e);
+	json_t *rank = NULL;
+	json_t *items = json_array();
+	json_t *args;
+	json_t *open = NULL;
+	json_t *closed = NULL;
+	const char *only_a[] = {"a"};
+	size_t i;
+	json_t *n;
+
+	args = json_pack("{s:s}", "q", "retry policy");
+	assert_int_equal(cg_fed_call(f, "stats", args, only_a, 1, &rank, NULL),
+	                 0);
+	json_object_set(args, "stats",
+	                json_object_get(first_result(rank), "stats"));
+	json_object_set_new(args, "mode", json_string("rank"));
+	json_object_set_new(args, "limit", json_integer(10));
+	json_decref(rank);
+	assert_int_equal(cg_fed_call(f, "search", args, only_a, 1, &rank, NULL),
+	                 0);
+	json_decref(args);
+	json_array_foreach(json_object_get(rank, "nodes"), i, n) {
+		size_t k;
+		json_t *c;
+
+		json_array_foreach(
+		    json_object_get(json_object_get(n, "result"), "candidates"),
+		    k, c)
+			if (strstr(cg_json_str(c, "path"), "retry-policy") &&
+			    strcmp(cg_json_str(c, "source"), "a") == 0)
+				json_array_append(items, c);
+	}
+	assert_int_equal(json_array_size(items), 1);
+	args = json_pack("{s:s, s:O}", "q", "retry policy", "items", items);
+	assert_int_equal(cg_fed_call(f, "fetch", args, only_a, 1, &open, NULL),
+	                 0);
+	json_object_set_new(args, "acl",
+	                    json_pack("{s:s, s:[], s:[s]}", "workspace",
+	                              cg_embed_workspace(e)->name, "allow",
+	                              "deny", "*retry-policy.md"));
+	assert_int_equal(
+	    cg_fed_call(f, "fetch", args, only_a, 1, &closed, NULL), 0);
+	assert_int_equal(count_hits(open), 1);
+	assert_int_equal(count_hits(closed), 0);
+	json_decref(args);
+	json_decref(items);
+	json_decref(rank);
+	json_decref(open);
+	json_decref(closed);
+	cg_embed_free(e);
+}
+
 int
 main(void)
 {
@@ -272,6 +353,7 @@ main(void)
 	    cmocka_unit_test(test_steady_state_same_answers),
 	    cmocka_unit_test(test_stale_statistics_rescored),
 	    cmocka_unit_test(test_claims_round_only_when_shared),
+	    cmocka_unit_test(test_fetch_respects_access),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
