@@ -358,6 +358,13 @@ cg_fed_sync(cg_fed *f, json_t **out, cg_err *err)
 
 /* --- call ----------------------------------------------------------------- */
 
+const cg_fed_node *
+cg_fed_roster(const cg_fed *f, size_t *n)
+{
+	*n = f->nnodes;
+	return f->nodes;
+}
+
 const char *
 cg_fed_workspace(const cg_fed *f)
 {
