@@ -92,6 +92,9 @@ typedef struct cli_session {
 } cli_session;
 
 int cli_session_open(cli_session *s, const cli_args *a, cg_err *err);
+/* The same for a command that serves many requests (`mcp`): its indexes
+ * read on ordinary connections. */
+int cli_session_open_serving(cli_session *s, const cli_args *a, cg_err *err);
 void cli_session_close(cli_session *s);
 /* Embedded sessions: asks the nodes this process runs to catch up with
  * their files first (report: {source: sync stats}); remote nodes and a

@@ -168,7 +168,7 @@ cmd_mcp(int argc, char **argv)
 		rc = cg_err_set(&err, CG_EINVAL, "unexpected argument '%s'",
 		                a.pos[0]);
 	if (rc == 0)
-		rc = cli_session_open(&ss, &a, &err);
+		rc = cli_session_open_serving(&ss, &a, &err);
 	/* The first sync indexes everything: do it before the first
 	 * message, so that a client's first search finds pages. */
 	if (rc == 0)

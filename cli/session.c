@@ -48,8 +48,10 @@ session_token(cli_session *s, const cli_args *a, cg_err *err)
 	return 0;
 }
 
-int
-cli_session_open(cli_session *s, const cli_args *a, cg_err *err)
+/* Opens the session; oneshot when the process exits after this command
+ * (gateway.h). */
+static int
+session_open(cli_session *s, const cli_args *a, bool oneshot, cg_err *err)
 {
 	cg_gateway_opts go = {0};
 	int rc;
@@ -75,10 +77,23 @@ cli_session_open(cli_session *s, const cli_args *a, cg_err *err)
 	s->have_cfg = 1;
 	go.config = &s->cfg;
 	go.on_demand = true;
+	go.oneshot = oneshot;
 	rc = cg_gateway_open(&s->gw, &go, err);
 	if (rc == 0)
 		s->fed = cg_gateway_fed(s->gw);
 	return rc;
+}
+
+int
+cli_session_open(cli_session *s, const cli_args *a, cg_err *err)
+{
+	return session_open(s, a, true, err);
+}
+
+int
+cli_session_open_serving(cli_session *s, const cli_args *a, cg_err *err)
+{
+	return session_open(s, a, false, err);
 }
 
 void

@@ -45,6 +45,7 @@ struct cg_gateway {
 	size_t cap;
 	json_t *strs;
 	bool on_demand; /* in-process nodes sync only when asked */
+	bool oneshot;   /* gateway.h */
 };
 
 static const char *
@@ -130,6 +131,7 @@ start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
 	o.listen = url;
 	o.name = name;
 	o.on_demand = g->on_demand;
+	o.oneshot = g->oneshot;
 	v = realloc(g->servers, (g->nservers + 1) * sizeof(*v));
 	if (v == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
@@ -335,6 +337,7 @@ cg_gateway_open(cg_gateway **out, const cg_gateway_opts *o, cg_err *err)
 		exe = sn > 0 ? self : "/proc/self/exe";
 	}
 	g->on_demand = o->on_demand;
+	g->oneshot = o->oneshot;
 	rc = cg_mkdir_p(cache, err);
 	if (rc == 0)
 		rc = open_roster(g, c, cache, exe, err);

@@ -27,7 +27,13 @@ typedef struct cg_gateway_opts {
 	const char *self_exe;    /* corpus-gw binary for spawn; NULL:
 	                            /proc/self/exe */
 	bool on_demand;          /* in-process nodes sync only when asked
-	                            (a one-shot CLI run) */
+	                            (a CLI run) */
+	bool oneshot;            /* and the process exits after one command:
+	                            the indexes read on read-only connections,
+	                            so a no-change query writes nothing (not
+	                            for a long-lived process: a read-only
+	                            wal-index no other process holds costs
+	                            every read transaction a re-validation) */
 } cg_gateway_opts;
 
 int cg_gateway_open(cg_gateway **out, const cg_gateway_opts *opts, cg_err *err);

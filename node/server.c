@@ -57,6 +57,7 @@ struct cg_server {
 	char *url;            /* the address listened on */
 	int64_t reconcile_ms; /* period of the full reconcile */
 	bool on_demand;       /* syncs only on request */
+	bool oneshot;         /* indexes opened oneshot (server.h) */
 	int64_t debounce_ms;  /* quiet time after a change */
 	cg_log_fn log;        /* may be NULL */
 	void *log_ctx;
@@ -148,7 +149,7 @@ static int
 open_nodes(cg_server *s, cg_err *err)
 {
 	cg_node_opts o = {s->name, s->cache, s->ws.sources, s->ws.nsources,
-	                  s->on_demand};
+	                  s->oneshot};
 	int rc = cg_node_new(&s->reader, &o, err);
 
 	if (rc == 0)
@@ -324,6 +325,7 @@ cg_server_new(cg_server **out, const cg_server_opts *o, cg_err *err)
 	s->wake[0] = s->wake[1] = -1;
 	pthread_mutex_init(&s->mu, NULL);
 	s->on_demand = o->on_demand;
+	s->oneshot = o->oneshot;
 	s->reconcile_ms =
 	    (int64_t)(o->reconcile_s > 0 ? o->reconcile_s
 	                                 : CG_SERVER_RECONCILE_S) *

@@ -65,6 +65,9 @@ typedef struct cg_server_opts {
 	bool on_demand;        /* sync only when a client asks: no start
 	                          sync, no inotify, no reconcile (for a
 	                          one-shot CLI run) */
+	bool oneshot;          /* the process exits after one command: the
+	                          indexes read on read-only connections
+	                          (index.h, cg_index_opts.oneshot) */
 	cg_log_fn log;         /* may be NULL */
 	void *log_ctx;
 } cg_server_opts;
