@@ -1,45 +1,38 @@
 /*
- * main.c - the corpus-gw binary: dispatches to a subcommand.  Everything
- * else lives in the cgcore library so that tests link the same code.
+ * main.c - the corpus-gw binary: `--version`, `--help`, and dispatch to a
+ * subcommand of the list in commands.c.  Everything else lives in the
+ * layers' libraries so that tests link the same code.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 
-static const struct {
-	const char *name;
-	int (*fn)(int, char **);
-	const char *help;
-} commands[] = {
-    {"index", cmd_index, "index every wiki of a workspace (incremental)"},
-    {"query", cmd_query, "search a workspace"},
-    {"serve", cmd_serve, "run the gateway (HTTP JSON API and MCP)"},
-    {"node", cmd_node, "serve a workspace over nng, re-indexing live"},
-    {"read", cmd_read, "print a page or a range of its lines"},
-    {"peek", cmd_peek, "title, tags, outline, links of pages (no body)"},
-    {"links", cmd_links, "outgoing links and backlinks of a page"},
-    {"resolve", cmd_resolve, "title, alias, slug or wikilink to uri(s)"},
-    {"list", cmd_list, "pages under a prefix, with filters, paged"},
-    {"map", cmd_map, "sources, categories, titles within a budget"},
-    {"grep", cmd_grep, "regex or literal over the page files"},
-    {"status", cmd_status, "sources, index generations, ages, sizes"},
-    {"fetch", cmd_fetch, "refresh the remote corpora (for cron)"},
-};
+#ifndef CG_VERSION
+#error "CG_VERSION is set by CMakeLists.txt from PROJECT_VERSION"
+#endif
 
 static void
 usage(FILE *out)
 {
-	fprintf(out, "usage: corpus-gw COMMAND [options]\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name,
-		        commands[i].help);
-	fprintf(out, "\n`corpus-gw COMMAND --help` describes a command.\n");
+	size_t n;
+	const cli_command *const *v = cli_commands(&n);
+
+	fprintf(out, "usage: corpus-gw COMMAND [options]\n"
+	             "       corpus-gw --version\n\ncommands:\n");
+	for (size_t i = 0; i < n; i++)
+		if (!v[i]->hidden)
+			fprintf(out, "  %-10s %s\n", v[i]->name, v[i]->help);
+	fprintf(out, "\n`corpus-gw COMMAND --help` describes a command; "
+	             "man corpus-gw has them all.\n");
 }
 
 int
 main(int argc, char **argv)
 {
+	size_t n;
+	const cli_command *const *v = cli_commands(&n);
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -49,9 +42,13 @@ main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(argc - 1, argv + 1);
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("corpus-gw %s\n", CG_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(argv[1], v[i]->name) == 0)
+			return v[i]->run(argc - 1, argv + 1);
 	fprintf(stderr, "corpus-gw: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;

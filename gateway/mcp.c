@@ -70,7 +70,7 @@ static json_t *
 server_info(void)
 {
 	return json_pack("{s:s, s:s, s:s}", "name", "corpus-gw", "title",
-	                 "corpus-gw knowledge gateway", "version", "0.1.0");
+	                 "corpus-gw knowledge gateway", "version", CG_VERSION);
 }
 
 static json_t *
