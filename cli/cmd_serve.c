@@ -315,8 +315,12 @@ run(const cli_args *a, cg_err *err)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (sfd < 0)
-		return cg_err_set(err, CG_EIO, "signalfd: %s", strerror(errno));
+	if (sfd < 0) {
+		char eb[128];
+
+		return cg_err_set(err, CG_EIO, "signalfd: %s",
+		                  strerror_r(errno, eb, sizeof(eb)));
+	}
 	s.log.min = cli_flag(a, "verbose") ? CLI_LOG_DEBUG : CLI_LOG_INFO;
 	s.watch.fd = -1;
 	rc = live_open(&s.cur, a, 0, &s.log, err);

@@ -18,13 +18,14 @@ usage(FILE *out)
 	size_t n;
 	const cli_command *const *v = cli_commands(&n);
 
-	fprintf(out, "usage: corpus-gw COMMAND [options]\n"
-	             "       corpus-gw --version\n\ncommands:\n");
+	(void)fprintf(out, "usage: corpus-gw COMMAND [options]\n"
+	                   "       corpus-gw --version\n\ncommands:\n");
 	for (size_t i = 0; i < n; i++)
 		if (!v[i]->hidden)
-			fprintf(out, "  %-10s %s\n", v[i]->name, v[i]->help);
-	fprintf(out, "\n`corpus-gw COMMAND --help` describes a command; "
-	             "man corpus-gw has them all.\n");
+			(void)fprintf(out, "  %-10s %s\n", v[i]->name,
+			              v[i]->help);
+	(void)fprintf(out, "\n`corpus-gw COMMAND --help` describes a command; "
+	                   "man corpus-gw has them all.\n");
 }
 
 int
@@ -49,7 +50,7 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(argv[1], v[i]->name) == 0)
 			return v[i]->run(argc - 1, argv + 1);
-	fprintf(stderr, "corpus-gw: unknown command '%s'\n", argv[1]);
+	(void)fprintf(stderr, "corpus-gw: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
 }

@@ -341,9 +341,12 @@ start_child(cg_gateway *g, const char *exe, const char *ws,
 	if (pipe2(fds, O_CLOEXEC) != 0)
 		return cg_err_set(err, CG_EIO, "spawn: %s", strerror(errno));
 	if (g->log != NULL && pipe2(efds, O_CLOEXEC) != 0) {
+		char eb[128];
+		const char *why = strerror_r(errno, eb, sizeof(eb));
+
 		close(fds[0]);
 		close(fds[1]);
-		return cg_err_set(err, CG_EIO, "spawn: %s", strerror(errno));
+		return cg_err_set(err, CG_EIO, "spawn: %s", why);
 	}
 	pid = fork();
 	if (pid < 0) {
