@@ -50,6 +50,29 @@ size_t cli_all(const cli_args *a, const char *name, const char ***out);
 void cli_usage(const char *cmd, const char *synopsis, const char *about,
                const cli_opt *opts, size_t nopts);
 
+/* The logger (log.c): lines of level min and above go to stderr as
+ * "TIME LEVEL COMPONENT MESSAGE"; cli_log is a cg_log_fn (node/server.h)
+ * whose ctx is a cli_logger. */
+enum { CLI_LOG_DEBUG, CLI_LOG_INFO, CLI_LOG_WARN, CLI_LOG_ERROR };
+typedef struct cli_logger {
+	int min;
+} cli_logger;
+void cli_log(void *ctx, const char *level, const char *component,
+             const char *msg);
+
+/* The workspace roots of a served config, watched for repositories
+ * appearing or going (rootwatch.c); fd is -1 without inotify (the
+ * periodic check in cmd_serve.c still sees them). */
+struct cg_config;
+typedef struct cli_rootwatch {
+	int fd;
+	const struct cg_config *c; /* borrowed */
+} cli_rootwatch;
+void cli_rootwatch_open(cli_rootwatch *w, const struct cg_config *c);
+/* Reads the pending events: how many (0: nothing happened). */
+int cli_rootwatch_read(cli_rootwatch *w);
+void cli_rootwatch_close(cli_rootwatch *w);
+
 /* Prints an error line and returns the exit code for it. */
 int cli_fail(const char *cmd, const cg_err *err);
 
@@ -70,8 +93,9 @@ int cli_load_config(const cli_args *a, struct cg_config *cfg, cg_err *err);
 	     "bearer token for --gateway (or CORPUS_GW_TOKEN)"},         \
 	    {"cache", true, false, "index cache directory"},             \
 	    {"deadline", true, false, "per-round deadline in ms"},       \
+	    {"spawn", false, false, "nodes as child processes"},         \
 	{                                                                \
-		"spawn", false, false, "nodes as child processes"        \
+		"verbose", false, false, "(-v) the nodes' log lines too" \
 	}
 
 /* Where a command's requests go: an in-process gateway (--workspace,
@@ -89,6 +113,7 @@ typedef struct cli_session {
 	int unsynced;   /* sources (or whole nodes) the last sync failed */
 	char *auth;     /* "Authorization: Bearer <token>" or NULL; wiped
 	                   when the session closes */
+	cli_logger log; /* the nodes' lines: warnings, or all with -v */
 } cli_session;
 
 int cli_session_open(cli_session *s, const cli_args *a, cg_err *err);
@@ -122,6 +147,28 @@ long long cli_num(const json_t *o, const char *k);
 void cli_render(cg_render_fn fn, const json_t *ans, bool explain);
 /* Whether stdout takes colour: a terminal, and NO_COLOR unset or empty. */
 bool cli_color(void);
+
+/* One subcommand: the option table it parses with is the one `--help`
+ * prints, the completions are generated from (completions.c) and the
+ * manual is checked against (tests/integration/test_manual.sh). */
+typedef struct cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help; /* one line, for `corpus-gw --help` */
+	const cli_opt *opts;
+	size_t nopts;
+	bool hidden; /* dispatched, but not listed or completed */
+} cli_command;
+
+/* Every subcommand, in the order `corpus-gw --help` lists them
+ * (commands.c); n is set to their number. */
+const cli_command *const *cli_commands(size_t *n);
+
+/* Each command file's entries in that list. */
+extern const cli_command cli_cmd_index, cli_cmd_query, cli_cmd_serve,
+    cli_cmd_node, cli_cmd_read, cli_cmd_peek, cli_cmd_links, cli_cmd_resolve,
+    cli_cmd_list, cli_cmd_map, cli_cmd_grep, cli_cmd_status, cli_cmd_mcp,
+    cli_cmd_fetch, cli_cmd_completions;
 
 int cmd_index(int argc, char **argv);
 int cmd_query(int argc, char **argv);

@@ -221,3 +221,7 @@ cmd_fetch(int argc, char **argv)
 	free(rep.matched);
 	return code;
 }
+
+const cli_command cli_cmd_fetch = {
+    "fetch",    cmd_fetch,         "refresh the remote corpora (for cron)",
+    fetch_opts, NOPTS(fetch_opts), false};

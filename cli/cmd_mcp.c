@@ -178,3 +178,7 @@ cmd_mcp(int argc, char **argv)
 	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("mcp", &err);
 }
+
+const cli_command cli_cmd_mcp = {
+    "mcp",    cmd_mcp,         "MCP over stdio (for .mcp.json \"command\")",
+    mcp_opts, NOPTS(mcp_opts), false};

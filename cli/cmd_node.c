@@ -78,24 +78,6 @@ single_source(const char *root, const char *name, struct one_source *o,
 	return 0;
 }
 
-/* Writes one log line to stderr; debug lines only with --verbose. */
-static void
-log_line(void *ctx, const char *level, const char *component, const char *msg)
-{
-	const bool *verbose = ctx;
-	struct timespec ts;
-	struct tm tm;
-	char when[32];
-
-	if (strcmp(level, "debug") == 0 && !*verbose)
-		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	(void)strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(stderr, "%s.%03ldZ %s %s %s\n", when, ts.tv_nsec / 1000000,
-	        level, component, msg);
-}
-
 /* Blocks the stop signals (and SIGPIPE) in this thread and every thread
  * created after, nng's included: they are taken by sigwait(). */
 static void
@@ -112,7 +94,7 @@ block_signals(sigset_t *stop)
 }
 
 static int
-run(const cli_args *a, bool *verbose, cg_err *err)
+run(const cli_args *a, cli_logger *log, cg_err *err)
 {
 	cg_server_opts o = {0};
 	cg_server *s = NULL;
@@ -140,8 +122,8 @@ run(const cli_args *a, bool *verbose, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	o.listen = cli_get(a, "listen");
 	o.name = cli_get(a, "name");
-	o.log = log_line;
-	o.log_ctx = verbose;
+	o.log = cli_log;
+	o.log_ctx = log;
 	block_signals(&stop);
 	rc = cg_server_new(&s, &o, err);
 	if (rc == 0)
@@ -151,9 +133,9 @@ run(const cli_args *a, bool *verbose, cg_err *err)
 		(void)fflush(stdout);
 		while (sigwait(&stop, &sig) != 0)
 			;
-		log_line(verbose, "info", "node",
-		         sig == SIGINT ? "stopping signal=SIGINT"
-		                       : "stopping signal=SIGTERM");
+		cli_log(log, "info", "node",
+		        sig == SIGINT ? "stopping signal=SIGINT"
+		                      : "stopping signal=SIGTERM");
 	}
 	cg_server_free(s);
 	free(def);
@@ -169,7 +151,7 @@ cmd_node(int argc, char **argv)
 {
 	cli_args a;
 	cg_err err;
-	bool verbose;
+	cli_logger log;
 	int rc;
 
 	cg_err_clear(&err);
@@ -193,9 +175,13 @@ cmd_node(int argc, char **argv)
 		           a.pos[0]);
 		return cli_fail("node", &err);
 	}
-	verbose = cli_flag(&a, "verbose");
-	rc = run(&a, &verbose, &err);
+	log.min = cli_flag(&a, "verbose") ? CLI_LOG_DEBUG : CLI_LOG_INFO;
+	rc = run(&a, &log, &err);
 	if (rc == 0)
-		log_line(&verbose, "info", "node", "stopped");
+		cli_log(&log, "info", "node", "stopped");
 	return rc == 0 ? 0 : cli_fail("node", &err);
 }
+
+const cli_command cli_cmd_node = {
+    "node",    cmd_node,         "serve a workspace over nng, re-indexing live",
+    node_opts, NOPTS(node_opts), false};

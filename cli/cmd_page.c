@@ -259,3 +259,20 @@ cmd_resolve(int argc, char **argv)
 
 	return run_one(&c, argc, argv);
 }
+
+const cli_command cli_cmd_read = {
+    "read",    cmd_read,         "print a page or a range of its lines",
+    read_opts, NOPTS(read_opts), false};
+const cli_command cli_cmd_peek = {
+    "peek",
+    cmd_peek,
+    "title, tags, outline, links of pages (no body)",
+    page_opts,
+    NOPTS(page_opts),
+    false};
+const cli_command cli_cmd_links = {
+    "links",   cmd_links,        "outgoing links and backlinks of a page",
+    page_opts, NOPTS(page_opts), false};
+const cli_command cli_cmd_resolve = {
+    "resolve", cmd_resolve,      "title, alias, slug or wikilink to uri(s)",
+    page_opts, NOPTS(page_opts), false};

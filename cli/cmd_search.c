@@ -18,8 +18,9 @@
 	     "bearer token for --gateway (or CORPUS_GW_TOKEN)"},               \
 	    {"cache", true, false, "index cache directory"},                   \
 	    {"deadline", true, false, "per-round deadline in ms"},             \
+	    {"spawn", false, false, "nodes as child processes"},               \
 	{                                                                      \
-		"spawn", false, false, "nodes as child processes"              \
+		"verbose", false, false, "(-v) the nodes' log lines too"       \
 	}
 
 static const cli_opt index_opts[] = {
@@ -207,3 +208,14 @@ cmd_query(int argc, char **argv)
 	free(text);
 	return rc == 0 ? 0 : cli_fail("query", &err);
 }
+
+const cli_command cli_cmd_index = {
+    "index",
+    cmd_index,
+    "index every wiki of a workspace (incremental)",
+    index_opts,
+    NOPTS(index_opts),
+    false};
+const cli_command cli_cmd_query = {
+    "query",    cmd_query,         "search a workspace",
+    query_opts, NOPTS(query_opts), false};

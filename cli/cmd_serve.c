@@ -2,15 +2,36 @@
  * cmd_serve.c - `corpus-gw serve`: the gateway as a service.  It opens the
  * roster (a workspace's nodes in-process or as child processes, or the
  * workspaces and remote nodes of a config file), serves HTTP (JSON API,
- * MCP, /healthz, /metrics) and runs until SIGINT or SIGTERM.
+ * MCP, /healthz, /readyz, /metrics) and runs until SIGINT or SIGTERM.
+ *
+ * /readyz turns 200 once every node has finished its first sync.  SIGHUP
+ * reloads: the config is read again (roster, tokens, deadlines; --workspace
+ * is looked at again), a second roster is opened beside the first and
+ * synced, then swapped in (cg_http_swap: requests in flight finish on the
+ * old one, none is dropped) and the old one is freed.  A config that does
+ * not load, or a roster that does not open, is refused with an error line
+ * and the old roster keeps serving.  The listen address is not moved by a
+ * reload (a warning says to restart).  Without a signal, a repository
+ * added to or removed from a served workspace is noticed (rootwatch.c,
+ * and a look every RECHECK_MS) and reloads the same way.  Log lines (its
+ * own and every node's, children's included) go to stderr through
+ * cli_log, info and up, debug too with --verbose.  It must not answer a
+ * request itself: that is gateway/.
  */
+#define _GNU_SOURCE
+#include <sys/signalfd.h>
+
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/cg_time.h"
 #include "conf/config.h"
 #include "gateway/gateway.h"
 #include "gateway/http.h"
@@ -23,8 +44,12 @@ static const cli_opt serve_opts[] = {
     {"listen", true, false, "HTTP address (default http://127.0.0.1:7700)"},
     {"cache", true, false, "index cache directory"},
     {"deadline", true, false, "per-round deadline in ms (default 800)"},
+    {"verbose", false, false, "(-v) debug lines too (the nodes' included)"},
     {"help", false, false, "show this help"},
 };
+
+#define DEBOUNCE_MS 500   /* quiet time after a change at a workspace root */
+#define RECHECK_MS  30000 /* the workspaces are looked at this often anyway */
 
 #define NOPTS (sizeof(serve_opts) / sizeof(serve_opts[0]))
 
@@ -92,54 +117,236 @@ free_tokens(size_t n, cg_http_token *tokens, cg_acl *acls)
 	free(tokens);
 }
 
+/* What requests are answered with, as one config made it: the config,
+ * the gateway (nodes, federation) and the tokens.  A reload opens a
+ * second one beside the first and swaps it in (cg_http_swap). */
+struct live {
+	cg_config cfg;
+	bool have_cfg;
+	cg_gateway *g;
+	cg_http_token *tokens;
+	cg_acl *acls;
+};
+
+static void
+live_close(struct live *l)
+{
+	cg_gateway_free(l->g);
+	if (l->have_cfg) {
+		free_tokens(l->cfg.ntokens, l->tokens, l->acls);
+		cg_config_fini(&l->cfg);
+	}
+	memset(l, 0, sizeof(*l));
+}
+
+/* Reads the config (--config FILE again, or --workspace DIR) and opens
+ * its roster; generation keeps two rosters' child sockets apart. */
+static int
+live_open(struct live *l, const cli_args *a, unsigned generation,
+          cli_logger *log, cg_err *err)
+{
+	cg_gateway_opts go = {0};
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	rc = cli_load_config(a, &l->cfg, err);
+	if (rc != 0)
+		return rc;
+	l->have_cfg = true;
+	go.config = &l->cfg;
+	go.log = cli_log;
+	go.log_ctx = log;
+	go.log_debug = log->min == CLI_LOG_DEBUG;
+	go.generation = generation;
+	rc = cg_gateway_open(&l->g, &go, err);
+	if (rc == 0 && make_tokens(&l->cfg, &l->tokens, &l->acls) != 0)
+		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
+	if (rc != 0)
+		live_close(l);
+	return rc;
+}
+
+/* Asks every node to finish a sync (the first one, after a start), so
+ * that what the roster answers is current; a node that fails is logged
+ * and answers with what it has. */
+static void
+sync_nodes(struct live *l, cli_logger *log)
+{
+	json_t *rep = NULL;
+	cg_err err;
+
+	cg_err_clear(&err);
+	if (cg_gateway_sync(l->g, &rep, &err) != 0)
+		cli_log(log, "warn", "gateway", err.msg);
+	else if (json_is_true(json_object_get(rep, "degraded")))
+		cli_log(log, "warn", "gateway",
+		        "sync: some nodes did not answer (degraded)");
+	json_decref(rep);
+}
+
+/* The serve loop's state: the server, what it serves, the log. */
+struct serve {
+	const cli_args *a;
+	cg_http *h;
+	struct live cur;
+	unsigned generation;
+	cli_logger log;
+	cli_rootwatch watch;
+};
+
+/* Re-reads the config and swaps the new roster in; on any error the old
+ * one keeps serving and the reason is logged. */
+static void
+reload(struct serve *s, const char *why)
+{
+	struct live next;
+	char line[1200];
+	cg_err err;
+
+	cg_err_clear(&err);
+	(void)snprintf(line, sizeof(line), "reloading reason=%s", why);
+	cli_log(&s->log, "info", "gateway", line);
+	if (live_open(&next, s->a, ++s->generation, &s->log, &err) != 0) {
+		(void)snprintf(line, sizeof(line),
+		               "reload refused, the previous config keeps "
+		               "serving reason=%s error=\"%s\"",
+		               why, err.msg);
+		cli_log(&s->log, "error", "gateway", line);
+		return;
+	}
+	if (cli_get(s->a, "listen") == NULL &&
+	    strcmp(next.cfg.listen, s->cur.cfg.listen) != 0)
+		cli_log(&s->log, "warn", "gateway",
+		        "listen changed: restart the gateway to move it");
+	sync_nodes(&next, &s->log);
+	if (cg_http_swap(s->h, cg_gateway_fed(next.g), next.tokens,
+	                 next.cfg.ntokens, &err) != 0) {
+		(void)snprintf(line, sizeof(line),
+		               "reload refused, the previous config keeps "
+		               "serving reason=%s error=\"%s\"",
+		               why, err.msg);
+		cli_log(&s->log, "error", "gateway", line);
+		live_close(&next);
+		return;
+	}
+	/* No request holds the old roster any more. */
+	cli_rootwatch_close(&s->watch);
+	live_close(&s->cur);
+	s->cur = next;
+	cli_rootwatch_open(&s->watch, &s->cur.cfg);
+	(void)snprintf(line, sizeof(line),
+	               "reloaded reason=%s nodes=%zu tokens=%zu deadline_ms=%d",
+	               why, cg_gateway_nnodes(s->cur.g), s->cur.cfg.ntokens,
+	               s->cur.cfg.deadline_ms);
+	cli_log(&s->log, "info", "gateway", line);
+}
+
+/* Whether the workspaces gained or lost a repository since the roster
+ * was opened. */
+static bool
+roster_stale(struct serve *s)
+{
+	bool stale = false;
+	cg_err err;
+
+	cg_err_clear(&err);
+	if (cg_gateway_stale(s->cur.g, &s->cur.cfg, &stale, &err) != 0) {
+		cli_log(&s->log, "warn", "gateway", err.msg);
+		return false;
+	}
+	return stale;
+}
+
+/* Until SIGINT or SIGTERM: SIGHUP reloads; a change at a workspace root
+ * is looked at once quiet for DEBOUNCE_MS, and every RECHECK_MS anyway
+ * (what inotify cannot see), and reloads when the sources changed. */
+static void
+loop(struct serve *s, int sfd)
+{
+	int64_t due = -1;
+	int64_t recheck = cg_mono_ms() + RECHECK_MS;
+
+	for (;;) {
+		struct pollfd p[2] = {{sfd, POLLIN, 0},
+		                      {s->watch.fd, POLLIN, 0}};
+		int64_t now = cg_mono_ms();
+		int64_t until = due >= 0 && due < recheck ? due : recheck;
+		struct signalfd_siginfo si;
+
+		if (poll(p, 2, until > now ? (int)(until - now) : 0) < 0 &&
+		    errno != EINTR)
+			return;
+		if ((p[0].revents & POLLIN) &&
+		    read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (si.ssi_signo != SIGHUP)
+				return;
+			reload(s, "signal");
+			due = -1;
+			recheck = cg_mono_ms() + RECHECK_MS;
+			continue;
+		}
+		if ((p[1].revents & POLLIN) &&
+		    cli_rootwatch_read(&s->watch) > 0)
+			due = cg_mono_ms() + DEBOUNCE_MS;
+		now = cg_mono_ms();
+		if ((due >= 0 && now >= due) || now >= recheck) {
+			if (roster_stale(s))
+				reload(s, "workspace");
+			due = -1;
+			recheck = cg_mono_ms() + RECHECK_MS;
+		}
+	}
+}
+
 static int
 run(const cli_args *a, cg_err *err)
 {
-	cg_http_token *tokens = NULL;
-	cg_acl *acls = NULL;
-	cg_config cfg;
-	cg_gateway *g = NULL;
-	cg_http *h = NULL;
-	cg_gateway_opts go = {0};
+	struct serve s = {.a = a};
 	cg_http_opts ho = {0};
 	sigset_t set;
-	int sig = 0;
+	int sfd;
 	int rc;
 
-	/* Block the stop signals before any thread starts, so that only
-	 * sigwait below receives them. */
+	/* Block the signals before any thread starts, so that only the
+	 * signalfd below receives them. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	rc = cli_load_config(a, &cfg, err);
-	if (rc != 0)
-		return rc;
-	go.config = &cfg;
-	rc = cg_gateway_open(&g, &go, err);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0) {
+		char eb[128];
+
+		return cg_err_set(err, CG_EIO, "signalfd: %s",
+		                  strerror_r(errno, eb, sizeof(eb)));
+	}
+	s.log.min = cli_flag(a, "verbose") ? CLI_LOG_DEBUG : CLI_LOG_INFO;
+	s.watch.fd = -1;
+	rc = live_open(&s.cur, a, 0, &s.log, err);
 	if (rc == 0) {
-		ho.listen =
-		    cli_get(a, "listen") ? cli_get(a, "listen") : cfg.listen;
-		ho.fed = cg_gateway_fed(g);
-		if (make_tokens(&cfg, &tokens, &acls) != 0)
-			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
-		ho.tokens = tokens;
-		ho.ntokens = cfg.ntokens;
-		ho.tokens_configured = cfg.ntokens > 0;
+		ho.listen = cli_get(a, "listen") ? cli_get(a, "listen")
+		                                 : s.cur.cfg.listen;
+		ho.fed = cg_gateway_fed(s.cur.g);
+		ho.tokens = s.cur.tokens;
+		ho.ntokens = s.cur.cfg.ntokens;
+		ho.tokens_configured = s.cur.cfg.ntokens > 0;
+		rc = cg_http_new(&s.h, &ho, err);
 	}
 	if (rc == 0) {
-		rc = cg_http_new(&h, &ho, err);
-	}
-	if (rc == 0) {
-		printf("listening %s\n", cg_http_url(h));
-		printf("mcp %s/mcp\n", cg_http_url(h));
+		printf("listening %s\n", cg_http_url(s.h));
+		printf("mcp %s/mcp\n", cg_http_url(s.h));
 		(void)fflush(stdout);
-		(void)sigwait(&set, &sig);
+		cli_rootwatch_open(&s.watch, &s.cur.cfg);
+		sync_nodes(&s.cur, &s.log);
+		cg_http_set_ready(s.h, true);
+		cli_log(&s.log, "info", "gateway", "ready");
+		loop(&s, sfd);
 	}
-	cg_http_free(h);
-	cg_gateway_free(g);
-	free_tokens(cfg.ntokens, tokens, acls);
-	cg_config_fini(&cfg);
+	cg_http_free(s.h);
+	cli_rootwatch_close(&s.watch);
+	live_close(&s.cur);
+	close(sfd);
 	return rc;
 }
 
@@ -167,3 +374,7 @@ cmd_serve(int argc, char **argv)
 	rc = run(&a, &err);
 	return rc == 0 ? 0 : cli_fail("serve", &err);
 }
+
+const cli_command cli_cmd_serve = {
+    "serve",    cmd_serve, "run the gateway (HTTP JSON API and MCP)",
+    serve_opts, NOPTS,     false};

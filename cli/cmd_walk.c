@@ -303,3 +303,16 @@ cmd_status(int argc, char **argv)
 	return run_tool(&a, "status", false, base_args(NULL, NULL, src, nsrc),
 	                cg_render_status, 0, &err);
 }
+
+const cli_command cli_cmd_list = {
+    "list",    cmd_list,         "pages under a prefix, with filters, paged",
+    list_opts, NOPTS(list_opts), false};
+const cli_command cli_cmd_map = {
+    "map",    cmd_map,         "sources, categories, titles within a budget",
+    map_opts, NOPTS(map_opts), false};
+const cli_command cli_cmd_grep = {
+    "grep",    cmd_grep,         "regex or literal over the page files",
+    grep_opts, NOPTS(grep_opts), false};
+const cli_command cli_cmd_status = {
+    "status",    cmd_status,         "sources, index generations, ages, sizes",
+    status_opts, NOPTS(status_opts), false};

@@ -75,9 +75,13 @@ session_open(cli_session *s, const cli_args *a, bool oneshot, cg_err *err)
 	if (rc != 0)
 		return rc;
 	s->have_cfg = 1;
+	s->log.min = cli_flag(a, "verbose") ? CLI_LOG_DEBUG : CLI_LOG_WARN;
 	go.config = &s->cfg;
 	go.on_demand = true;
 	go.oneshot = oneshot;
+	go.log = cli_log;
+	go.log_ctx = &s->log;
+	go.log_debug = cli_flag(a, "verbose");
 	rc = cg_gateway_open(&s->gw, &go, err);
 	if (rc == 0)
 		s->fed = cg_gateway_fed(s->gw);
@@ -109,65 +113,6 @@ cli_session_close(cli_session *s)
 	memset(s, 0, sizeof(s[0]));
 }
 
-/* The sources this session runs itself, as "workspace/source": those of
- * the configured workspaces.  A config's remote nodes are running
- * services that keep their own indexes current (inotify, reconcile), as
- * the nodes behind a running gateway do, so the sync does not ask them: a
- * sync round may wait minutes (CG_FED_SYNC_DEADLINE_MS), and a stopped
- * remote node must cost a query its deadline, not that. */
-static int
-local_sources(const cg_config *c, json_t *names, cg_err *err)
-{
-	int rc = 0;
-
-	for (size_t i = 0; rc == 0 && i < c->nworkspaces; i++) {
-		cg_workspace ws;
-
-		rc = cg_workspace_load(&ws, c->workspaces[i].path, err);
-		for (size_t k = 0; rc == 0 && k < ws.nsources; k++) {
-			char name[512];
-
-			(void)snprintf(name, sizeof(name), "%s/%s",
-			               c->workspaces[i].name,
-			               ws.sources[k].name);
-			json_array_append_new(names, json_string(name));
-		}
-		if (rc == 0)
-			cg_workspace_fini(&ws);
-	}
-	return rc;
-}
-
-/* Syncs the session's own nodes (all of them without remote nodes). */
-static int
-sync_local(cli_session *s, json_t **all, cg_err *err)
-{
-	json_t *names = json_array();
-	const char **v = NULL;
-	size_t i;
-	const json_t *n;
-	int rc = 0;
-
-	if (s->cfg.nnodes > 0)
-		rc = local_sources(&s->cfg, names, err);
-	if (rc == 0 && json_array_size(names) > 0) {
-		v = calloc(json_array_size(names), sizeof(*v));
-		if (v == NULL)
-			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
-	}
-	json_array_foreach(names, i, n)
-		if (v != NULL)
-			v[i] = json_string_value(n);
-	if (rc == 0 && s->cfg.nnodes > 0 && v == NULL)
-		*all = json_pack("{s:[], s:b}", "nodes", "degraded", 0);
-	else if (rc == 0)
-		rc = cg_fed_call(s->fed, "sync", NULL, v,
-		                 json_array_size(names), all, err);
-	free(v);
-	json_decref(names);
-	return rc;
-}
-
 /* A node that does not answer the sync is a warning, not a failure: the
  * command still runs, and its answer reports the node (outcome, degraded).
  * Only a roster without sources, or an invalid request, is an error. */
@@ -182,7 +127,12 @@ cli_session_sync(cli_session *s, json_t **report, cg_err *err)
 	*report = NULL;
 	if (s->fed == NULL)
 		return 0; /* a running gateway keeps its nodes current */
-	rc = sync_local(s, &all, err);
+	/* Only the nodes this session runs: a config's remote nodes are
+	 * running services that keep their own indexes current, as the
+	 * nodes behind a running gateway do, and a sync round may wait
+	 * minutes (CG_FED_SYNC_DEADLINE_MS) that a stopped remote node must
+	 * not cost a query. */
+	rc = cg_gateway_sync(s->gw, &all, err);
 	if (rc != 0)
 		return rc;
 	*report = json_object();

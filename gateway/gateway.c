@@ -2,7 +2,9 @@
  * gateway.c - builds the roster: in-process node servers, child node
  * processes and remote nodes, one nng transport over all of them, and the
  * federation on top.  It owns what it starts and stops it in reverse
- * order; it must not leave a child process behind.
+ * order; it must not leave a child process behind.  A child's stderr
+ * comes back on a pipe that one thread of the gateway reads, and every
+ * line it writes is passed to the caller's log function (gateway.h).
  */
 #define _GNU_SOURCE
 #include "gateway/gateway.h"
@@ -13,6 +15,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,12 +32,28 @@
 #include "node/server.h"
 
 #define SPAWN_TIMEOUT_MS 15000
+#define LOG_LINE_MAX     4096 /* a longer line of a child is cut */
+
+/* The read end of a child's stderr and the line being read. */
+struct errpipe {
+	int fd; /* -1 once at end of file */
+	char node[256];
+	char buf[LOG_LINE_MAX];
+	size_t len;
+};
 
 struct cg_gateway {
 	cg_server **servers; /* in-process nodes */
 	size_t nservers;
-	pid_t *children; /* spawned nodes */
+	pid_t *children;      /* spawned nodes */
+	struct errpipe *errs; /* per child, when logging: its stderr */
 	size_t nchildren;
+	pthread_t log_thread; /* reads errs; runs until every child is gone */
+	bool log_running;
+	cg_log_fn log;
+	void *log_ctx;
+	bool log_debug;
+	unsigned generation;
 	cg_transport *transport;
 	cg_fed *fed;
 	/* The roster being built: per node its url, name, workspace and
@@ -42,6 +61,7 @@ struct cg_gateway {
 	const char **urls;
 	cg_fed_node *nodes;
 	size_t nnodes;
+	size_t nlocal; /* nodes[0, nlocal) run here; the rest are remote */
 	size_t cap;
 	json_t *strs;
 	bool on_demand; /* in-process nodes sync only when asked */
@@ -132,6 +152,8 @@ start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
 	o.name = name;
 	o.on_demand = g->on_demand;
 	o.oneshot = g->oneshot;
+	o.log = g->log;
+	o.log_ctx = g->log_ctx;
 	v = realloc(g->servers, (g->nservers + 1) * sizeof(*v));
 	if (v == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
@@ -151,6 +173,123 @@ start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
 
 /* --- child processes -------------------------------------------------------
  */
+
+/* Room for one more child.  A grown array is kept as soon as realloc
+ * returns it: the old block is gone, and cg_gateway_free frees both. */
+static int
+grow_children(cg_gateway *g)
+{
+	pid_t *v = realloc(g->children, (g->nchildren + 1) * sizeof(*v));
+	struct errpipe *e;
+
+	if (v == NULL)
+		return -1;
+	g->children = v;
+	e = realloc(g->errs, (g->nchildren + 1) * sizeof(*e));
+	if (e == NULL)
+		return -1;
+	g->errs = e;
+	return 0;
+}
+
+static void
+close_pair(int fds[2])
+{
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+}
+
+/* One line a child wrote: "TIME LEVEL COMPONENT MESSAGE" (cmd_node.c's
+ * format) keeps its level and component; anything else (a usage error,
+ * a crash report) is an error line of the node. */
+static void
+forward_line(const cg_gateway *g, const struct errpipe *e, char *line)
+{
+	static const char *const levels[] = {"debug", "info", "warn", "error"};
+	char msg[LOG_LINE_MAX + 300];
+	const char *level = "error";
+	const char *component = "node";
+	char *p = strchr(line, ' ');
+	char *q = p ? strchr(p + 1, ' ') : NULL;
+	char *r = q ? strchr(q + 1, ' ') : NULL;
+
+	if (r != NULL) {
+		*q = *r = '\0';
+		for (size_t i = 0; i < 4; i++)
+			if (strcmp(p + 1, levels[i]) == 0)
+				level = levels[i];
+		if (strcmp(level, p + 1) == 0) {
+			component = q + 1;
+			line = r + 1;
+		} else {
+			*q = *r = ' ';
+		}
+	}
+	/* A node's own lines already name it; others get its name. */
+	if (strstr(line, "node=") != NULL)
+		(void)snprintf(msg, sizeof(msg), "%s", line);
+	else
+		(void)snprintf(msg, sizeof(msg), "%s node=%s", line, e->node);
+	g->log(g->log_ctx, level, component, msg);
+}
+
+/* Reads what is in e's pipe and forwards every complete line; a line
+ * longer than the buffer is forwarded cut.  0 at end of file. */
+static int
+drain(const cg_gateway *g, struct errpipe *e)
+{
+	ssize_t n = read(e->fd, e->buf + e->len, sizeof(e->buf) - 1 - e->len);
+	char *nl;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 1;
+	if (n > 0)
+		e->len += (size_t)n;
+	e->buf[e->len] = '\0';
+	while ((nl = strchr(e->buf, '\n')) != NULL) {
+		size_t used = (size_t)(nl - e->buf) + 1;
+
+		*nl = '\0';
+		forward_line(g, e, e->buf);
+		memmove(e->buf, e->buf + used, e->len - used + 1);
+		e->len -= used;
+	}
+	if (e->len == sizeof(e->buf) - 1 || (n <= 0 && e->len > 0)) {
+		forward_line(g, e, e->buf);
+		e->len = 0;
+	}
+	return n > 0;
+}
+
+/* The log thread: every child's stderr until each reaches end of file
+ * (its child has exited: cg_gateway_free waits for that). */
+static void *
+log_main(void *arg)
+{
+	cg_gateway *g = arg;
+	struct pollfd *p = calloc(g->nchildren, sizeof(*p));
+	size_t open = g->nchildren;
+
+	while (p != NULL && open > 0) {
+		for (size_t i = 0; i < g->nchildren; i++)
+			p[i] = (struct pollfd){g->errs[i].fd, POLLIN, 0};
+		if (poll(p, g->nchildren, -1) < 0 && errno != EINTR)
+			break;
+		for (size_t i = 0; i < g->nchildren; i++) {
+			if (p[i].fd < 0 || p[i].revents == 0)
+				continue;
+			if (drain(g, &g->errs[i]) == 0) {
+				close(g->errs[i].fd);
+				g->errs[i].fd = -1;
+				open--;
+			}
+		}
+	}
+	free(p);
+	return NULL;
+}
 
 /* Reads the child's "listening <url>" line within the timeout. */
 static int
@@ -193,36 +332,48 @@ start_child(cg_gateway *g, const char *exe, const char *ws,
 	char url[512];
 	char name[256];
 	int fds[2];
+	int efds[2] = {-1, -1};
 	pid_t pid;
-	pid_t *v;
 
-	(void)snprintf(listen, sizeof(listen), "ipc://%s/gw-%ld-%zu.ipc", cache,
-	               (long)getpid(), g->nchildren);
+	(void)snprintf(listen, sizeof(listen), "ipc://%s/gw-%ld-%u-%zu.ipc",
+	               cache, (long)getpid(), g->generation, g->nchildren);
 	(void)snprintf(name, sizeof(name), "%s/%s", ws, s->name);
-	/* The grown array is kept as soon as realloc returns it: the old
-	 * block is gone, and cg_gateway_free frees g->children. */
-	v = realloc(g->children, (g->nchildren + 1) * sizeof(*v));
-	if (v == NULL)
+	if (grow_children(g) != 0)
 		return cg_err_set(err, CG_EIO, "spawn: %s", strerror(errno));
-	g->children = v;
 	if (pipe2(fds, O_CLOEXEC) != 0)
 		return cg_err_set(err, CG_EIO, "spawn: %s", strerror(errno));
+	if (g->log != NULL && pipe2(efds, O_CLOEXEC) != 0) {
+		char eb[128];
+		const char *why = strerror_r(errno, eb, sizeof(eb));
+
+		close(fds[0]);
+		close(fds[1]);
+		return cg_err_set(err, CG_EIO, "spawn: %s", why);
+	}
 	pid = fork();
 	if (pid < 0) {
 		int e = errno;
 
 		close(fds[0]);
 		close(fds[1]);
+		close_pair(efds);
 		return cg_err_set(err, CG_EIO, "fork: %s", strerror(e));
 	}
 	if (pid == 0) {
 		dup2(fds[1], 1);
+		if (efds[1] >= 0)
+			dup2(efds[1], 2);
 		execl(exe, exe, "node", "--root", s->repo, "--source", s->name,
 		      "--name", name, "--listen", listen, "--cache", cache,
-		      (char *)NULL);
+		      g->log_debug ? "--verbose" : (char *)NULL, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
+	if (efds[1] >= 0)
+		close(efds[1]);
+	g->errs[g->nchildren] = (struct errpipe){.fd = efds[0]};
+	(void)snprintf(g->errs[g->nchildren].node,
+	               sizeof(g->errs[g->nchildren].node), "%s", name);
 	g->children[g->nchildren++] = pid;
 	if (read_listening(fds[0], url, sizeof(url)) != 0) {
 		close(fds[0]);
@@ -304,6 +455,7 @@ open_roster(cg_gateway *g, const cg_config *c, const char *cache,
 
 	for (size_t i = 0; rc == 0 && i < c->nworkspaces; i++)
 		rc = open_workspace(g, &c->workspaces[i], cache, exe, err);
+	g->nlocal = g->nnodes;
 	for (size_t i = 0; rc == 0 && i < c->nnodes; i++) {
 		const cg_conf_node *n = &c->nodes[i];
 
@@ -338,9 +490,20 @@ cg_gateway_open(cg_gateway **out, const cg_gateway_opts *o, cg_err *err)
 	}
 	g->on_demand = o->on_demand;
 	g->oneshot = o->oneshot;
+	g->log = o->log;
+	g->log_ctx = o->log_ctx;
+	g->log_debug = o->log_debug;
+	g->generation = o->generation;
 	rc = cg_mkdir_p(cache, err);
 	if (rc == 0)
 		rc = open_roster(g, c, cache, exe, err);
+	if (g->log != NULL && g->nchildren > 0) {
+		g->log_running =
+		    pthread_create(&g->log_thread, NULL, log_main, g) == 0;
+		if (!g->log_running && rc == 0)
+			rc =
+			    cg_err_set(err, CG_ENOMEM, "cannot start a thread");
+	}
 	if (rc == 0)
 		rc = cg_transport_new(&g->transport, g->urls, g->nnodes, err);
 	if (rc == 0) {
@@ -376,6 +539,13 @@ cg_gateway_free(cg_gateway *g)
 	for (size_t i = 0; i < g->nchildren; i++)
 		while (waitpid(g->children[i], NULL, 0) < 0 && errno == EINTR)
 			;
+	/* Every child is gone: each pipe reaches end of file. */
+	if (g->log_running)
+		pthread_join(g->log_thread, NULL);
+	for (size_t i = 0; g->errs != NULL && i < g->nchildren; i++)
+		if (g->errs[i].fd >= 0)
+			close(g->errs[i].fd);
+	free(g->errs);
 	for (size_t i = 0; i < g->nnodes; i++)
 		free((void *)g->nodes[i].sources);
 	free(g->servers);
@@ -390,6 +560,86 @@ cg_fed *
 cg_gateway_fed(cg_gateway *g)
 {
 	return g->fed;
+}
+
+size_t
+cg_gateway_nnodes(const cg_gateway *g)
+{
+	return g->nnodes;
+}
+
+int
+cg_gateway_sync(cg_gateway *g, json_t **out, cg_err *err)
+{
+	size_t n = 0;
+	const char **names;
+	json_t *keep = json_array();
+	int rc;
+
+	*out = NULL;
+	if (g->nlocal == 0) {
+		json_decref(keep);
+		*out = json_pack("{s:[], s:b}", "nodes", "degraded", 0);
+		return *out ? 0 : cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
+	names = calloc(64 * g->nlocal + 1, sizeof(*names));
+	for (size_t i = 0; names && keep && i < g->nlocal; i++)
+		for (size_t k = 0; k < g->nodes[i].nsources; k++) {
+			json_t *s = json_sprintf("%s/%s", g->nodes[i].workspace,
+			                         g->nodes[i].sources[k]);
+
+			if (s != NULL && json_array_append_new(keep, s) == 0)
+				names[n++] = json_string_value(s);
+		}
+	if (names == NULL || keep == NULL)
+		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
+	else
+		rc = cg_fed_call(g->fed, "sync", NULL,
+		                 g->nlocal == g->nnodes ? NULL : names,
+		                 g->nlocal == g->nnodes ? 0 : n, out, err);
+	free(names);
+	json_decref(keep);
+	return rc;
+}
+
+/* Whether the gateway's local nodes serve source src of workspace ws. */
+static bool
+serves(const cg_gateway *g, const char *ws, const char *src)
+{
+	for (size_t i = 0; i < g->nlocal; i++)
+		for (size_t k = 0; k < g->nodes[i].nsources; k++)
+			if (strcmp(g->nodes[i].workspace, ws) == 0 &&
+			    strcmp(g->nodes[i].sources[k], src) == 0)
+				return true;
+	return false;
+}
+
+int
+cg_gateway_stale(const cg_gateway *g, const cg_config *c, bool *stale,
+                 cg_err *err)
+{
+	size_t now = 0;
+	size_t had = 0;
+
+	*stale = false;
+	for (size_t i = 0; i < g->nlocal; i++)
+		had += g->nodes[i].nsources;
+	for (size_t i = 0; i < c->nworkspaces; i++) {
+		cg_workspace ws;
+		int rc = cg_workspace_load(&ws, c->workspaces[i].path, err);
+
+		if (rc != 0)
+			return rc;
+		for (size_t k = 0; k < ws.nsources; k++)
+			if (!serves(g, c->workspaces[i].name,
+			            ws.sources[k].name))
+				*stale = true;
+		now += ws.nsources;
+		cg_workspace_fini(&ws);
+	}
+	if (now != had)
+		*stale = true;
+	return 0;
 }
 
 int

@@ -9,6 +9,17 @@
  * are dialled over their URL.  Every request goes through the nng
  * transport (transport.h): there is one search path.
  *
+ * Logs: in-process nodes log through opts.log; a child's stderr is read
+ * by a thread of the gateway and each of its lines goes through opts.log
+ * too, with its level and node=NAME added, so the caller's verbosity
+ * applies to every node alike.  Without opts.log nodes are silent and
+ * children write to the inherited stderr.
+ *
+ * A reload (`serve` on SIGHUP) opens a second gateway beside the first
+ * (opts.generation keeps their child sockets apart), syncs it, swaps it
+ * in and frees the first: nothing here is shared between two gateways
+ * but the index files, whose writers take turns on a lock.
+ *
  * May be included by gateway/ and cli/.
  */
 #ifndef CG_GATEWAY_H
@@ -19,6 +30,7 @@
 #include "common/cg_err.h"
 #include "conf/config.h"
 #include "federation/fed.h"
+#include "node/server.h"
 
 typedef struct cg_gateway cg_gateway;
 
@@ -34,12 +46,34 @@ typedef struct cg_gateway_opts {
 	                            for a long-lived process: a read-only
 	                            wal-index no other process holds costs
 	                            every read transaction a re-validation) */
+	cg_log_fn log;           /* every node's log lines; NULL: none */
+	void *log_ctx;
+	bool log_debug;      /* children log debug lines too (--verbose) */
+	unsigned generation; /* one per gateway a process opens at once:
+	                        part of the children's ipc paths */
 } cg_gateway_opts;
 
 int cg_gateway_open(cg_gateway **out, const cg_gateway_opts *opts, cg_err *err);
 void cg_gateway_free(cg_gateway *g);
 
 cg_fed *cg_gateway_fed(cg_gateway *g);
+
+/* Asks the nodes this gateway runs (in-process and children, not the
+ * config's remote nodes, which keep their own indexes current) to sync
+ * now, and waits for them (CG_FED_SYNC_DEADLINE_MS at most): the
+ * cg_fed_call answer in *out.  The CLI runs it before a tool; a reload
+ * before its swap, so the new roster answers from current indexes. */
+int cg_gateway_sync(cg_gateway *g, json_t **out, cg_err *err);
+
+/* Whether the workspaces of c (the config g was opened with) now hold
+ * other sources than g's local nodes serve: a repository added, removed
+ * or renamed.  Reads the workspaces (manifests, sub-guild folders,
+ * registries) as cg_gateway_open does; opens nothing. */
+int cg_gateway_stale(const cg_gateway *g, const cg_config *c, bool *stale,
+                     cg_err *err);
+
+/* The number of nodes in the roster (local and remote). */
+size_t cg_gateway_nnodes(const cg_gateway *g);
 
 /* Fills cfg (caller runs cg_config_fini) for one workspace directory, as
  * `--workspace DIR [--spawn]` does. */

@@ -1,6 +1,8 @@
 /*
  * http.c - the HTTP endpoint.  Routes:
  *   GET  /healthz            {"ok":true,"version":"x.y.z"}
+ *   GET  /readyz             {"ready":true} once the owner says so
+ *                            (cg_http_set_ready), else 503
  *   GET  /metrics            Prometheus text
  *   GET  /v1/<tool>?...      the JSON API (api.h); repeat a list argument
  *   POST /mcp                MCP (mcp.h); GET and DELETE /mcp answer 405
@@ -10,8 +12,11 @@
  * cg_code_http().  A watchdog thread enforces the request deadline
  * (http.h); it shuts down only sockets of connections libmicrohttpd has
  * not closed yet (the close notification unlinks them under the same
- * mutex, before libmicrohttpd closes the descriptor).  This file must not
- * know what a tool does: that is api.c and mcp.c.
+ * mutex, before libmicrohttpd closes the descriptor).  A request holds
+ * the roster (federation and tokens) it began with until it completes;
+ * cg_http_swap installs a new one and waits for the holders of the old
+ * one, so a reload drops no request (http.h).  This file must not know
+ * what a tool does: that is api.c and mcp.c.
  */
 #define _GNU_SOURCE
 #include "gateway/http.h"
@@ -23,6 +28,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,17 +59,30 @@ struct conn {
 	int64_t since_ms; /* waiting for a complete request since */
 };
 
+/* What requests are answered with.  refs counts the requests holding it;
+ * a roster that is no longer h->cur is released by its last holder's
+ * completion (the swapper waits for that, then frees it). */
+struct roster {
+	cg_fed *fed;
+	const cg_http_token *tokens; /* borrowed from the caller */
+	size_t ntokens;
+	int refs;
+};
+
 struct cg_http {
 	struct MHD_Daemon *d;
-	cg_fed *fed;
 	cg_metrics *metrics;
 	int port;
 	int loopback;
 	int timeout_s;
 	char url[128];
 	char **origins; /* allowed Origin values, NULL-terminated */
-	const cg_http_token *tokens; /* borrowed from the opts */
-	size_t ntokens;
+	/* The current roster: cur and every roster's refs are guarded by
+	 * ro_mu; ro_cv is signalled when an old roster's last holder goes. */
+	struct roster *cur;
+	atomic_bool ready; /* /readyz: cg_http_set_ready */
+	pthread_mutex_t ro_mu;
+	pthread_cond_t ro_cv;
 	/* The watchdog: conns and stop are guarded by mu. */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -78,7 +97,32 @@ struct req {
 	cg_buf body;
 	struct timespec start;
 	const cg_acl *acl; /* the caller's policy (NULL: everything) */
+	struct roster *ro; /* held from begin to completed */
 };
+
+/* --- the roster: held by each request, swapped by a reload -----------------
+ */
+
+static struct roster *
+roster_hold(cg_http *h)
+{
+	struct roster *r;
+
+	pthread_mutex_lock(&h->ro_mu);
+	r = h->cur;
+	r->refs++;
+	pthread_mutex_unlock(&h->ro_mu);
+	return r;
+}
+
+static void
+roster_release(cg_http *h, struct roster *r)
+{
+	pthread_mutex_lock(&h->ro_mu);
+	if (--r->refs == 0 && r != h->cur)
+		pthread_cond_broadcast(&h->ro_cv);
+	pthread_mutex_unlock(&h->ro_mu);
+}
 
 static double
 elapsed(const struct timespec *a)
@@ -445,8 +489,8 @@ api_route(cg_http *h, struct MHD_Connection *c, const char *name,
 	(void)MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg,
 	                                &a);
 	if (err.code == 0)
-		(void)cg_api_call_as(h->fed, rq->acl, t->name, a.args, &out,
-		                     &err);
+		(void)cg_api_call_as(rq->ro->fed, rq->acl, t->name, a.args,
+		                     &out, &err);
 	json_decref(a.args);
 	if (err.code != 0) {
 		status = cg_code_http(err.code);
@@ -477,7 +521,7 @@ route_mcp(cg_http *h, struct MHD_Connection *c, struct req *rq)
 	enum MHD_Result ok;
 
 	cg_buf_init(&out, 64u << 20);
-	cg_mcp_handle(h->fed, rq->acl, cg_buf_str(&rq->body), rq->body.len,
+	cg_mcp_handle(rq->ro->fed, rq->acl, cg_buf_str(&rq->body), rq->body.len,
 	              &status, &out, &answer);
 	ok = send_text(c, status, "application/json", cg_buf_str(&out), out.len,
 	               NULL);
@@ -517,20 +561,21 @@ secret_eq(const char *a, const char *b)
 
 /* With tokens configured, finds the caller's; 0 when it has none. */
 static int
-authenticate(const cg_http *h, struct MHD_Connection *c, struct req *rq)
+authenticate(struct MHD_Connection *c, struct req *rq)
 {
 	const char *v =
 	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	const struct roster *r = rq->ro;
 	int found = 0;
 
-	if (h->ntokens == 0)
+	if (r->ntokens == 0)
 		return 1;
 	if (v == NULL || strncasecmp(v, "Bearer ", 7) != 0)
 		return 0;
 	v += 7;
-	for (size_t i = 0; i < h->ntokens; i++)
-		if (secret_eq(v, h->tokens[i].secret) && !found) {
-			rq->acl = h->tokens[i].acl;
+	for (size_t i = 0; i < r->ntokens; i++)
+		if (secret_eq(v, r->tokens[i].secret) && !found) {
+			rq->acl = r->tokens[i].acl;
 			found = 1;
 		}
 	return found;
@@ -545,6 +590,12 @@ route(cg_http *h, struct MHD_Connection *c, const char *url, struct req *rq)
 	if (strcmp(url, "/healthz") == 0)
 		return send_text(c, 200, "application/json", HEALTHZ,
 		                 sizeof(HEALTHZ) - 1, NULL);
+	if (strcmp(url, "/readyz") == 0)
+		return atomic_load(&h->ready)
+		           ? send_text(c, 200, "application/json",
+		                       "{\"ready\":true}", 14, NULL)
+		           : send_error(c, 503, "not_ready",
+		                        "the nodes are still indexing");
 	if (strcmp(url, "/metrics") == 0)
 		return route_metrics(h, c);
 	if (strncmp(url, "/v1/", 4) == 0)
@@ -564,6 +615,7 @@ begin(cg_http *h, struct MHD_Connection *c, const char *url, const char *method,
 		return MHD_NO;
 	cg_buf_init(&rq->body, CG_HTTP_MAX_BODY);
 	clock_gettime(CLOCK_MONOTONIC, &rq->start);
+	rq->ro = roster_hold(h);
 	*con_cls = rq;
 	if (screen(h, c, url, method, &ok)) {
 		conn_busy(h, c, 1);
@@ -571,7 +623,8 @@ begin(cg_http *h, struct MHD_Connection *c, const char *url, const char *method,
 	}
 	/* Authenticated on the headers alone: no body is read for a caller
 	 * without a valid token. */
-	if (strcmp(url, "/healthz") != 0 && !authenticate(h, c, rq)) {
+	if (strcmp(url, "/healthz") != 0 && strcmp(url, "/readyz") != 0 &&
+	    !authenticate(c, rq)) {
 		conn_busy(h, c, 1);
 		return send_error(c, 401, "unauthorized",
 		                  "a valid 'Authorization: Bearer <token>' "
@@ -617,6 +670,7 @@ completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	conn_busy(h, c, 0);
 	if (rq == NULL)
 		return;
+	roster_release(h, rq->ro);
 	cg_buf_fini(&rq->body);
 	free(rq);
 	*con_cls = NULL;
@@ -688,6 +742,53 @@ copy_origins(const char *const *v)
 	return out;
 }
 
+/* The first roster (the opts'), its mutex and condition variable. */
+static int
+start_roster(cg_http *h, const cg_http_opts *o)
+{
+	h->cur = calloc(1, sizeof(*h->cur));
+	if (h->cur == NULL)
+		return -1;
+	*h->cur = (struct roster){o->fed, o->tokens, o->ntokens, 0};
+	if (pthread_mutex_init(&h->ro_mu, NULL) != 0) {
+		free(h->cur);
+		return -1;
+	}
+	if (pthread_cond_init(&h->ro_cv, NULL) != 0) {
+		pthread_mutex_destroy(&h->ro_mu);
+		free(h->cur);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cg_http_swap(cg_http *h, cg_fed *fed, const cg_http_token *tokens,
+             size_t ntokens, cg_err *err)
+{
+	struct roster *r = calloc(1, sizeof(*r));
+	struct roster *old;
+
+	if (!h->loopback && ntokens == 0) {
+		free(r);
+		return cg_err_set(err, CG_EINVAL,
+		                  "%s is not a loopback address: tokens are "
+		                  "required",
+		                  h->url);
+	}
+	if (r == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	*r = (struct roster){fed, tokens, ntokens, 0};
+	pthread_mutex_lock(&h->ro_mu);
+	old = h->cur;
+	h->cur = r;
+	while (old->refs > 0)
+		pthread_cond_wait(&h->ro_cv, &h->ro_mu);
+	pthread_mutex_unlock(&h->ro_mu);
+	free(old);
+	return 0;
+}
+
 /* The mutex, the monotonic condition variable and the watchdog thread. */
 static int
 start_watchdog(cg_http *h)
@@ -753,9 +854,10 @@ cg_http_new(cg_http **out, const cg_http_opts *o, cg_err *err)
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	h->fed = o->fed;
-	h->tokens = o->tokens;
-	h->ntokens = o->ntokens;
+	if (start_roster(h, o) != 0) {
+		free(h);
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
 	h->timeout_s = timeout;
 	h->loopback = (ntohl(sa.sin_addr.s_addr) >> 24) == 127;
 	h->metrics = cg_metrics_new();
@@ -799,11 +901,21 @@ cg_http_free(cg_http *h)
 		pthread_cond_destroy(&h->cv);
 		pthread_mutex_destroy(&h->mu);
 	}
+	/* Every request has completed: nothing holds a roster now. */
+	pthread_cond_destroy(&h->ro_cv);
+	pthread_mutex_destroy(&h->ro_mu);
+	free(h->cur);
 	cg_metrics_free(h->metrics);
 	for (size_t i = 0; h->origins != NULL && h->origins[i] != NULL; i++)
 		free(h->origins[i]);
 	free(h->origins);
 	free(h);
+}
+
+void
+cg_http_set_ready(cg_http *h, bool ready)
+{
+	atomic_store(&h->ready, ready);
 }
 
 const char *

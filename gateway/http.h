@@ -53,7 +53,8 @@ typedef struct cg_http_token {
 
 typedef struct cg_http_opts {
 	const char *listen;     /* "http://127.0.0.1:7700"; port 0 allowed */
-	cg_fed *fed;            /* borrowed; must outlive the server */
+	cg_fed *fed;            /* borrowed: must outlive the server, or the
+	                           cg_http_swap that replaces it (and the tokens) */
 	bool tokens_configured; /* required to bind beyond loopback */
 	const char *const *allowed_origins; /* NULL-terminated extra origins */
 	int timeout_s; /* request deadline and idle timeout; 0: default */
@@ -64,6 +65,25 @@ typedef struct cg_http_opts {
 
 int cg_http_new(cg_http **out, const cg_http_opts *opts, cg_err *err);
 void cg_http_free(cg_http *h);
+
+/*
+ * Replaces the federation and the tokens that requests are answered with
+ * (borrowed, as in the opts: a reload's new roster), then waits until no
+ * request holds the previous ones, so that the caller may free them once
+ * it returns.  A request holds what was current when its headers arrived
+ * until it completes, so a request in flight finishes on the old roster
+ * and every later one gets the new.  The wait is bounded by the requests
+ * in flight (their deadlines and the HTTP timeout).  Called from one
+ * thread at a time, never from a request.  CG_EINVAL, and nothing
+ * changes, when the server listens beyond loopback and ntokens is 0.
+ */
+int cg_http_swap(cg_http *h, cg_fed *fed, const cg_http_token *tokens,
+                 size_t ntokens, cg_err *err);
+
+/* What /readyz answers: 503 until the owner says ready (`serve`: once
+ * every node has finished its first sync), then 200.  A reload does not
+ * change it: the old roster serves until the new one is ready. */
+void cg_http_set_ready(cg_http *h, bool ready);
 
 /* "http://127.0.0.1:PORT" as actually bound; borrowed. */
 const char *cg_http_url(const cg_http *h);
