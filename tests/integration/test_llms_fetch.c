@@ -489,6 +489,69 @@ test_on_demand_site_down_or_slow(void **state)
 	free(uri);
 }
 
+/* --- status ----------------------------------------------------------------
+ */
+
+static void
+test_status_shows_sources(void **state)
+{
+	char *out = NULL;
+	char *err = NULL;
+	json_t *ans;
+	json_t *src = NULL;
+	json_t *n;
+	json_t *l;
+	size_t i;
+	size_t k;
+
+	(void)state;
+	assert_int_equal(cgt_run(&out, &err, "status", "--json", "--workspace",
+	                         WS, "--cache", IDX, NULL),
+	                 0);
+	ans = json_loads(out, 0, NULL);
+	assert_non_null(ans);
+	json_array_foreach(json_object_get(ans, "nodes"), i, n) {
+		json_t *s;
+
+		json_array_foreach(json_object_get(n, "sources"), k, s)
+			if (strcmp(
+			        json_string_value(json_object_get(s, "source")),
+			        "docs") == 0)
+				src = s;
+	}
+	assert_non_null(src);
+	l = json_object_get(json_object_get(src, "llms"), "full");
+	assert_int_equal(json_integer_value(json_object_get(l, "listed")),
+	                 NPAGES);
+	assert_int_equal(json_integer_value(json_object_get(l, "cached")),
+	                 NPAGES);
+	assert_string_equal(json_string_value(json_object_get(l, "outcome")),
+	                    "ok");
+	assert_int_equal(strlen(json_string_value(
+	                     json_object_get(l, "manifest_checked_at"))),
+	                 20);
+	assert_non_null(
+	    json_string_value(json_object_get(l, "manifest_changed_at")));
+	l = json_object_get(json_object_get(src, "llms"), "sel");
+	assert_int_equal(json_integer_value(json_object_get(l, "listed")), 2);
+	assert_int_equal(json_integer_value(json_object_get(l, "cached")), 1);
+	l = json_object_get(json_object_get(src, "llms"), "od");
+	assert_int_equal(json_integer_value(json_object_get(l, "listed")), 1);
+	assert_int_equal(json_integer_value(json_object_get(l, "cached")), 0);
+	json_decref(ans);
+	free(out);
+	free(err);
+	/* The text form: one line per source. */
+	assert_int_equal(cgt_run(&out, &err, "status", "--workspace", WS,
+	                         "--cache", IDX, NULL),
+	                 0);
+	assert_non_null(strstr(out, "llms-txt full: manifest asked "));
+	assert_non_null(strstr(out, "; 6 of 6 pages cached; last outcome: ok"));
+	assert_non_null(strstr(out, "llms-txt od: manifest asked "));
+	free(out);
+	free(err);
+}
+
 static void
 test_within_ttl_asks_nothing(void **state)
 {
@@ -742,6 +805,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_first_fetch),
 	    cmocka_unit_test(test_search_says_corpus_source_url),
+	    cmocka_unit_test(test_status_shows_sources),
 	    cmocka_unit_test(test_on_demand_read),
 	    cmocka_unit_test(test_within_ttl_asks_nothing),
 	    cmocka_unit_test(test_on_demand_site_down_or_slow),
