@@ -56,12 +56,18 @@ cg_corpus_cache_dir(const char *cache_root, const char *id)
 }
 
 char *
-cg_corpus_state_path(const char *cache_root, const char *id)
+cg_corpus_state_file(const char *cache_root, const char *id, const char *ext)
 {
 	char name[300];
 
-	(void)snprintf(name, sizeof(name), "%s/%s.json", CG_CORPUS_STATE, id);
+	(void)snprintf(name, sizeof(name), "%s/%s%s", CG_CORPUS_STATE, id, ext);
 	return cg_path_join(cache_root, name);
+}
+
+char *
+cg_corpus_state_path(const char *cache_root, const char *id)
+{
+	return cg_corpus_state_file(cache_root, id, ".json");
 }
 
 /* Reads path fully; CG_ENOTFOUND when it does not exist. */

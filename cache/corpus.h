@@ -47,6 +47,10 @@ char *cg_corpus_cache_root(const char *repo);    /* .../corpus/cache */
 /* <cache root>/<id>, <cache root>/.corpus-gw/<id>.json */
 char *cg_corpus_cache_dir(const char *cache_root, const char *id);
 char *cg_corpus_state_path(const char *cache_root, const char *id);
+/* <cache root>/.corpus-gw/<id><ext>: a corpus's other state files (the
+ * llms-txt status "<id>.llms.json", on-demand pages "<id>.pages"). */
+char *cg_corpus_state_file(const char *cache_root, const char *id,
+                           const char *ext);
 
 /* Loads R/.hiivmind/corpus/registry.yaml.  No registry: 0 with an empty
  * registry (r->n == 0).  A registry that does not parse: CG_EPARSE. */

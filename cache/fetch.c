@@ -635,16 +635,11 @@ llms_line(void *ud, const char *text)
 static void
 llms_one(struct run *r, struct job *j)
 {
-	char *status = NULL;
+	char *status = cg_llms_status_path(r->root, j->c->id);
 	cg_llms_report lr;
 	cg_llms_opts lo;
 	cg_err e;
-	size_t n = strlen(r->state) + strlen(j->c->id) + 16;
 
-	status = malloc(n);
-	if (status != NULL)
-		(void)snprintf(status, n, "%s/%s.llms.json", r->state,
-		               j->c->id);
 	cg_llms_opts_init(&lo);
 	lo.timeout_ms = r->o->probe_timeout_ms * 2;
 	lo.deadline_ms = r->o->deadline_ms;

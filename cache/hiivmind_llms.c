@@ -428,12 +428,24 @@ shown(char out[CG_HMI_QMAX], const char *s)
 	return cg_hmi_q(out, s);
 }
 
+/* The failures below return their code themselves, not cg_err_set's
+ * return: every caller tests "rc == 0" before using what a success fills
+ * in, and a code this file can see is non-zero keeps that test provable
+ * (clang-analyzer cannot see into cg_err.c). */
 static int
 refuse(cg_err *why, const char *what, const char *reason)
 {
 	char q[CG_HMI_QMAX];
 
-	return cg_err_set(why, CG_EINVAL, "\"%s\": %s", shown(q, what), reason);
+	(void)cg_err_set(why, CG_EINVAL, "\"%s\": %s", shown(q, what), reason);
+	return CG_EINVAL;
+}
+
+static int
+oom(cg_err *err)
+{
+	(void)cg_err_set(err, CG_ENOMEM, "out of memory");
+	return CG_ENOMEM;
 }
 
 /* The length of a leading "scheme:" (letters, digits, + . -), or 0. */
@@ -535,7 +547,7 @@ origin_of(const struct url *p, const char *whole, cg_err *why)
 	cap = p->scheme_len + hn + 16;
 	o = malloc(cap);
 	if (o == NULL)
-		return cg_err_set(why, CG_ENOMEM, "out of memory"), NULL;
+		return oom(why), NULL;
 	(void)snprintf(o, cap, "%.*s://%.*s", (int)p->scheme_len, p->scheme,
 	               (int)hn, host);
 	for (char *c = o; *c != '\0'; c++)
@@ -676,15 +688,23 @@ config_url(const char *what, const char *u, struct url *p, char **origin,
 	cg_err why;
 
 	cg_err_clear(&why);
+	memset(p, 0, sizeof(*p)); /* filled on every path, used on success */
+	*origin = NULL;
 	if (u == NULL || !split_url(u, p) || bad_text(u, strlen(u)) ||
-	    strchr(u, ' ') != NULL || strchr(u, '#') != NULL)
-		return cg_err_set(err, CG_EINVAL,
-		                  "%s \"%.200s\" is not an http(s) URL without "
-		                  "spaces or fragment",
-		                  what, u ? u : "");
+	    strchr(u, ' ') != NULL || strchr(u, '#') != NULL) {
+		(void)cg_err_set(err, CG_EINVAL,
+		                 "%s \"%.200s\" is not an http(s) URL without "
+		                 "spaces or fragment",
+		                 what, u ? u : "");
+		return CG_EINVAL;
+	}
 	*origin = origin_of(p, u, &why);
-	if (*origin == NULL)
-		return cg_err_set(err, why.code, "%s: %s", what, why.msg);
+	if (*origin == NULL) {
+		int code = why.code != 0 ? why.code : CG_EINVAL;
+
+		(void)cg_err_set(err, code, "%s: %s", what, why.msg);
+		return code;
+	}
 	return 0;
 }
 
@@ -728,18 +748,20 @@ cg_llms_site_init(cg_llms_site *s, const char *manifest, const char *base,
 	s->scheme = strndup(m.scheme, m.scheme_len);
 	if (s->manifest == NULL || s->base == NULL || s->suffix == NULL ||
 	    s->scheme == NULL)
-		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
+		rc = oom(err);
 	if (rc == 0)
 		rc = config_url("urls.base_url", s->base, &b, &s->origin[1],
 		                err);
-	if (rc == 0 && b.query_len > 0)
-		rc =
-		    cg_err_set(err, CG_EINVAL,
-		               "urls.base_url \"%.200s\" has a query", s->base);
+	if (rc == 0 && b.query_len > 0) {
+		(void)cg_err_set(err, CG_EINVAL,
+		                 "urls.base_url \"%.200s\" has a query",
+		                 s->base);
+		rc = CG_EINVAL;
+	}
 	if (rc == 0 && bad_text(s->suffix, strlen(s->suffix)))
-		rc = cg_err_set(err, CG_EINVAL, "urls.suffix is not text");
+		rc = refuse(err, s->suffix, "urls.suffix is not text");
 	if (rc == 0 && (s->base_path = strndup(b.path, b.path_len)) == NULL)
-		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
+		rc = oom(err);
 	if (rc != 0) {
 		cg_llms_site_fini(s);
 		return rc;
@@ -829,7 +851,7 @@ doc_path(const cg_llms_site *s, const struct url *p, const char *whole,
 		                          "a document path over 1024 bytes");
 	}
 	*doc = cg_buf_take(&d);
-	return *doc != NULL ? 0 : cg_err_set(why, CG_ENOMEM, "out of memory");
+	return *doc != NULL ? 0 : oom(why);
 }
 
 int
@@ -883,7 +905,7 @@ cg_llms_resolve(const cg_llms_site *s, const char *href, char **url, char **doc,
 	if (rc == 0)
 		rc = doc_path(s, &p, href, doc, why);
 	if (rc == 0 && (*url = cg_buf_take(&b)) == NULL)
-		rc = cg_err_set(why, CG_ENOMEM, "out of memory");
+		rc = oom(why);
 	if (rc != 0) {
 		free(*doc);
 		*doc = NULL;
@@ -933,7 +955,7 @@ cg_llms_redirect(const cg_llms_site *s, const char *from, const char *loc,
 	if (rc == 0)
 		rc = allowed(s, &p, loc, why);
 	if (rc == 0 && (*url = cg_buf_take(&b)) == NULL)
-		rc = cg_err_set(why, CG_ENOMEM, "out of memory");
+		rc = oom(why);
 	cg_buf_fini(&b);
 	return rc;
 }

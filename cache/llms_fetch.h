@@ -49,7 +49,8 @@
  *
  * May be included by cache/ and every layer above it (conf, page, proto,
  * index, node, federation, gateway, cli); today cache/fetch.c and
- * cache/update.c use it.
+ * cache/update.c use it, and cache/llms_page.c (a read's on-demand page)
+ * its caps and status path; node/ops_walk.c reads the status file.
  */
 #ifndef CG_LLMS_FETCH_H
 #define CG_LLMS_FETCH_H
@@ -63,6 +64,8 @@
 
 #define CG_LLMS_PAGE_MAX  (8u << 20) /* bytes of one page */
 #define CG_LLMS_REDIRECTS 5          /* hops followed per request */
+/* The Accept header of every manifest and page request. */
+#define CG_LLMS_ACCEPT "text/markdown, text/plain;q=0.9, */*;q=0.1"
 
 typedef struct cg_llms_opts {
 	int timeout_ms;      /* per request, redirects included (30 s) */
@@ -101,6 +104,10 @@ void cg_llms_opts_init(cg_llms_opts *o);
  */
 int cg_llms_refresh(const char *dir, const char *stage, const cg_llms_opts *o,
                     cg_llms_report *rep, cg_err *err);
+
+/* <cache root>/.corpus-gw/<id>.llms.json, the status file above
+ * (malloc'd; NULL on ENOMEM). */
+char *cg_llms_status_path(const char *cache_root, const char *id);
 
 /*
  * Links the cached pages and the record of llms-txt source sid from the

@@ -190,10 +190,18 @@ cg_file_write_atomic(const char *path, const void *data, size_t len,
 	const char *p = data;
 	int fd;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
+	/* A unique name (mkstemp): two threads of one process writing the
+	 * same path never share a temporary file. */
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >=
 	    (int)sizeof(tmp))
 		return cg_err_set(err, CG_EINVAL, "%s: path too long", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = mkstemp(tmp);
+	if (fd >= 0 &&
+	    (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0 || fchmod(fd, 0644) != 0)) {
+		close(fd);
+		unlink(tmp);
+		fd = -1;
+	}
 	if (fd < 0)
 		return cg_err_set(err, CG_EIO, "%s: %s", tmp, strerror(errno));
 	while (len > 0) {
@@ -262,6 +270,25 @@ cg_mkdir_p(const char *dir, cg_err *err)
 	if (!cg_is_dir(dir))
 		return cg_err_set(err, CG_EIO, "%s: not a directory", dir);
 	return 0;
+}
+
+int
+cg_mkdir_parents(const char *path, cg_err *err)
+{
+	char *d = strdup(path);
+	char *slash = d != NULL ? strrchr(d, '/') : NULL;
+	int rc;
+
+	if (d == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	if (slash == NULL || slash == d) {
+		free(d);
+		return 0; /* in the current folder, or at the root */
+	}
+	*slash = '\0';
+	rc = cg_mkdir_p(d, err);
+	free(d);
+	return rc;
 }
 
 static int

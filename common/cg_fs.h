@@ -46,7 +46,8 @@ int cg_file_read(const char *path, size_t max, char **out, size_t *len,
 int cg_open_beneath(int *fd, int dirfd, const char *rel, size_t len,
                     cg_err *err);
 
-/* Writes data to path through a temporary file and rename(2). */
+/* Writes data to path through a temporary file beside it (a unique name,
+ * "<path>.tmp.XXXXXX") and rename(2). */
 int cg_file_write_atomic(const char *path, const void *data, size_t len,
                          cg_err *err);
 
@@ -55,6 +56,8 @@ char *cg_path_join(const char *a, const char *b);
 
 /* Creates dir and its parents (mode 0755); existing dirs are fine. */
 int cg_mkdir_p(const char *dir, cg_err *err);
+/* Creates the folders above the file path (cg_mkdir_p of its dirname). */
+int cg_mkdir_parents(const char *path, cg_err *err);
 
 /* Removes a directory tree (no symlink is followed). */
 int cg_rm_rf(const char *path);

@@ -606,6 +606,23 @@ render_freshness(cg_buf *out, const json_t *src)
 	(void)cg_buf_putc(out, '\n');
 }
 
+/* A remote corpus's llms-txt sources, one line each. */
+static void
+render_llms(cg_buf *out, const json_t *src)
+{
+	const char *sid;
+	json_t *s;
+
+	json_object_foreach(json_object_get(src, "llms"), sid, s)
+		(void)cg_buf_printf(
+		    out,
+		    "    llms-txt %s: manifest asked %s, changed %s; %lld of "
+		    "%lld pages cached; last outcome: %s\n",
+		    sid, str_or(s, "manifest_checked_at", "never"),
+		    str_or(s, "manifest_changed_at", "never"), num(s, "cached"),
+		    num(s, "listed"), str_or(s, "outcome", "unknown"));
+}
+
 static void
 render_source_status(cg_buf *out, const json_t *src)
 {
@@ -627,6 +644,7 @@ render_source_status(cg_buf *out, const json_t *src)
 	else
 		(void)cg_buf_puts(out, ", not indexed\n");
 	render_freshness(out, src);
+	render_llms(out, src);
 	json_array_foreach(json_object_get(src, "errors"), i, e)
 		(void)cg_buf_printf(out, "    error: %s\n",
 		                    json_string_value(e));

@@ -201,6 +201,12 @@ cg_node_expired(const cg_node *n)
 	return n->expires_ms > 0 && cg_mono_ms() >= n->expires_ms;
 }
 
+int64_t
+cg_node_deadline(const cg_node *n)
+{
+	return n->expires_ms;
+}
+
 /* --- readiness and rebuilds ------------------------------------------- */
 
 /* A source can answer once a first generation exists. */

@@ -67,6 +67,9 @@ void cg_node_set_deadline(cg_node *n, int64_t deadline_ms);
  * without one never expires): long operations (grep) stop and say so
  * rather than work for a caller that stopped waiting. */
 bool cg_node_expired(const cg_node *n);
+/* When the request being answered expires, on the cg_mono_ms() clock;
+ * 0 when it has no deadline. */
+int64_t cg_node_deadline(const cg_node *n);
 
 /* Fails with CG_EUNAVAIL while a source has no generation yet. */
 int cg_node_ready(cg_index *idx, cg_err *err);

@@ -2,11 +2,14 @@
  * ops_page.c - the node side of `read` and `peek` (see ops.h): a page's
  * text, frontmatter and indexed facts, streamed within a cap; a batch of
  * pages' facts and outgoing links.  Opening goes through cg_page_open
- * (pages.h), the links through resolve.h.
+ * (pages.h), the links through resolve.h; a listed llms-txt page that is
+ * not cached yet is fetched for the read through cache/llms_page.h, within
+ * the request's deadline.
  *
- * What it must not do: open a page any other way, read more than its cap
- * into memory, or return text that is not valid UTF-8.  Refusals are per
- * item (pages.h).
+ * What it must not do: open a page any other way (the on-demand copy is
+ * opened by cache/llms_page.h, below the corpus's state folder), read
+ * more than its cap into memory, or return text that is not valid UTF-8.
+ * Refusals are per item (pages.h).
  */
 #define _GNU_SOURCE
 #include <sys/stat.h>
@@ -17,8 +20,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache/corpus.h"
+#include "cache/llms_page.h"
 #include "common/cg_buf.h"
+#include "common/cg_time.h"
 #include "common/cg_utf8.h"
+#include "conf/source.h"
 #include "node/ops.h"
 #include "node/pages.h"
 #include "node/resolve.h"
@@ -282,6 +289,49 @@ read_range(int fd, const char *rel, long long a, long long b, json_t *o,
 	return rc;
 }
 
+/* A page of a remote corpus's llms-txt source that is listed but not
+ * cached (cache/llms_page.h): fetched within three quarters of what is
+ * left of the request's deadline (the rest is for the answer), into *fd.
+ * Anything else keeps the caller's error (ierr, a missing file). */
+static int
+open_on_demand(cg_node *n, cg_index *idx, const char *path, int *fd,
+               json_t *res, cg_err *ierr)
+{
+	int64_t end = cg_node_deadline(n);
+	char *root;
+	cg_llms_page_info info;
+	cg_err e;
+	int rc;
+
+	if (cg_index_kind(idx) != CG_SRC_CORPUS_REMOTE ||
+	    cg_index_registrar(idx) == NULL)
+		return ierr->code;
+	if (end > 0)
+		end -= (end - cg_mono_ms()) / 4;
+	root = cg_corpus_cache_root(cg_index_registrar(idx));
+	if (root == NULL)
+		return cg_err_set(ierr, CG_ENOMEM, "out of memory");
+	cg_err_clear(&e);
+	rc = cg_llms_page_open(fd, root, cg_index_source(idx), path, end, &info,
+	                       &e);
+	free(root);
+	if (!info.listed && rc != CG_ENOMEM)
+		return ierr->code;
+	if (info.listed)
+		json_object_set_new(
+		    res, "on_demand",
+		    json_pack("{s:s, s:s}", "url", info.url, "how", info.how));
+	if (info.note[0] != '\0')
+		json_object_set_new(json_object_get(res, "on_demand"), "note",
+		                    json_string(info.note));
+	if (rc != 0) {
+		cg_err_clear(ierr);
+		return cg_err_set(ierr, rc, "%s", e.msg);
+	}
+	cg_err_clear(ierr);
+	return 0;
+}
+
 int
 cg_op_read(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 {
@@ -305,6 +355,8 @@ cg_op_read(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	cg_err_clear(&ierr);
 	rc = cg_page_open(&fd, cg_index_repo(idx), cg_index_wiki(idx), path,
 	                  plen, &ierr);
+	if (rc == CG_ENOTFOUND && strlen(path) == plen)
+		rc = open_on_demand(n, idx, path, &fd, res, &ierr);
 	if (rc == 0)
 		rc = a > 0 ? read_range(fd, path, a, b, res, &ierr)
 		           : read_whole(fd, path, res, &ierr);

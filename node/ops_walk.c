@@ -2,7 +2,8 @@
  * ops_walk.c - the node side of list, map and status (see ops.h for
  * arguments and results).  list and map read the index through one WHERE
  * clause (filters, prefix, the caller's access policy) and sort as the
- * federation merges; status reports what each index is.  grep, which
+ * federation merges; status reports what each index is (and, for a
+ * remote corpus, its freshness and llms-txt sources).  grep, which
  * reads the files instead, is ops_grep.c.
  *
  * What it must not do: build uris (the federation does), count a page the
@@ -17,9 +18,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "cache/corpus.h"
+#include "cache/llms_fetch.h"
 #include "common/cg_args.h"
 #include "common/cg_fs.h"
 #include "common/cg_json.h"
+#include "conf/source.h"
 #include "index/corpus_hits.h"
 #include "index/index.h"
 #include "index/search.h"
@@ -507,7 +511,43 @@ status_source(cg_index *idx)
 	return o;
 }
 
-/* A corpus's kind and, for a remote one, its freshness (SPEC 4.5). */
+/* A remote corpus's llms-txt sources as the last fetch recorded them
+ * (.corpus-gw/<id>.llms.json, cache/llms_fetch.h): {sid: {manifest
+ * asked and changed, pages listed and cached, outcome}}, only these fields
+ * of a well-formed record; NULL when there is none. */
+static json_t *
+llms_status(cg_index *idx)
+{
+	static const char *const keys[] = {"manifest_checked_at",
+	                                   "manifest_changed_at", "listed",
+	                                   "cached", "outcome"};
+	char *root = cg_corpus_cache_root(cg_index_registrar(idx));
+	char *path =
+	    root ? cg_llms_status_path(root, cg_index_source(idx)) : NULL;
+	json_t *rec = path ? json_load_file(path, 0, NULL) : NULL;
+	json_t *out = json_is_object(rec) ? json_object() : NULL;
+	const char *sid;
+	json_t *v;
+
+	free(root);
+	free(path);
+	json_object_foreach(out != NULL ? rec : NULL, sid, v) {
+		json_t *one = json_object();
+
+		for (size_t i = 0; json_is_object(v) && i < 5; i++) {
+			json_t *f = json_object_get(v, keys[i]);
+
+			if (json_is_string(f) || json_is_integer(f))
+				json_object_set(one, keys[i], f);
+		}
+		json_object_set_new(out, sid, one);
+	}
+	json_decref(rec);
+	return out;
+}
+
+/* A corpus's kind and, for a remote one, its freshness (SPEC 4.5) and its
+ * llms-txt sources. */
 static void
 corpus_status(cg_index *idx, json_t *o)
 {
@@ -521,6 +561,11 @@ corpus_status(cg_index *idx, json_t *o)
 	f = cg_corpus_hits_freshness(idx);
 	if (f != NULL)
 		json_object_set_new(o, "freshness", f);
+	f = k == CG_SRC_CORPUS_REMOTE && cg_index_registrar(idx) != NULL
+	        ? llms_status(idx)
+	        : NULL;
+	if (f != NULL)
+		json_object_set_new(o, "llms", f);
 }
 
 int

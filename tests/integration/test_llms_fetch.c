@@ -319,6 +319,246 @@ test_search_says_corpus_source_url(void **state)
 	json_decref(ans);
 }
 
+/* --- on-demand: a read fetches a listed page ------------------------------ */
+
+/* `corpus-gw read --json URI`: its exit code, the answer in *ans (NULL
+ * when stdout is not JSON), stdout and stderr together in *text. */
+static int
+read_page(const char *uri, json_t **ans, char **text)
+{
+	char *out = NULL;
+	char *err = NULL;
+	/* 4 s a round: the fetch gets 3 of them, the answer the rest, so a
+	 * loaded machine does not turn the page's error into the node's. */
+	int rc = cgt_run(&out, &err, "read", "--json", "--deadline", "4000",
+	                 "--workspace", WS, "--cache", IDX, uri, NULL);
+
+	*ans = json_loads(out, 0, NULL);
+	*text = malloc(strlen(out) + strlen(err) + 2);
+	sprintf(*text, "%s\n%s", out, err); /* NOLINT: sized */
+	free(out);
+	free(err);
+	return rc;
+}
+
+/* The uri of the hit whose path ends with suffix, for the query q. */
+static char *
+uri_of(const char *q, const char *suffix)
+{
+	json_t *ans = cgt_query(WS, IDX, q, NULL);
+	json_t *h = cgt_hit(ans, suffix);
+	char *u;
+
+	assert_non_null(h);
+	u = strdup(json_string_value(json_object_get(h, "uri")));
+	json_decref(ans);
+	return u;
+}
+
+static const char *
+how_of(const json_t *ans)
+{
+	const char *s = json_string_value(
+	    json_object_get(json_object_get(ans, "on_demand"), "how"));
+
+	return s != NULL ? s : "(none)";
+}
+
+static char *
+pages_path(const char *rel)
+{
+	char *p = malloc(strlen(WS) + strlen(rel) + 64);
+
+	sprintf(p, "%s/.hiivmind/corpus/cache/.corpus-gw/docs.pages/%s", WS,
+	        rel); /* NOLINT: sized */
+	return p;
+}
+
+static void
+test_on_demand_read(void **state)
+{
+	char *uri = uri_of("platypusnote", "lazy.md");
+	char *api;
+	char *text = NULL;
+	json_t *ans = NULL;
+	char *copy = pages_path("od/lazy.md");
+	struct stat st;
+
+	(void)state;
+	/* The first read fetches the page and answers it. */
+	log_reset();
+	assert_int_equal(read_page(uri, &ans, &text), 0);
+	assert_non_null(ans);
+	assert_non_null(strstr(json_string_value(json_object_get(ans, "body")),
+	                       "platypusbody"));
+	assert_string_equal(how_of(ans), "fetched");
+	assert_int_equal(log_count("^GET /site/od/lazy.md 200 "), 1);
+	json_decref(ans);
+	free(text);
+	/* Kept beside the cache, never in the published folder. */
+	assert_int_equal(stat(copy, &st), 0);
+	assert_false(cached("docs/od/lazy.md"));
+	/* The next read is answered from the copy, asking nothing. */
+	log_reset();
+	assert_int_equal(read_page(uri, &ans, &text), 0);
+	assert_string_equal(how_of(ans), "cached");
+	assert_int_equal(log_count("."), 0);
+	json_decref(ans);
+	free(text);
+	/* A selective source's page outside its sections reads the same. */
+	api = malloc(strlen(uri) + 8);
+	strcpy(api, uri);                                /* NOLINT: sized */
+	strcpy(strstr(api, "od/lazy.md"), "sel/api.md"); /* NOLINT: sized */
+	assert_int_equal(read_page(api, &ans, &text), 0);
+	assert_non_null(strstr(json_string_value(json_object_get(ans, "body")),
+	                       "koalaapiword"));
+	assert_string_equal(how_of(ans), "fetched");
+	json_decref(ans);
+	free(text);
+	free(api);
+	free(copy);
+	free(uri);
+}
+
+static void
+test_on_demand_site_down_or_slow(void **state)
+{
+	char *uri = uri_of("platypusnote", "lazy.md");
+	char *copy = pages_path("od");
+	char *text = NULL;
+	json_t *ans = NULL;
+	char *err = NULL;
+	int64_t t0;
+	int64_t ms;
+	int rc;
+
+	(void)state;
+	cgt_rm(copy);
+	/* Slow: the answer would come after the deadline; a clear error,
+	 * in time (3 s of the round's 4 s), not a hang. */
+	cghttpd_set_delay_ms(H, 20000);
+	t0 = cgt_now_ms();
+	rc = read_page(uri, &ans, &text);
+	ms = cgt_now_ms() - t0;
+	cghttpd_set_delay_ms(H, 0); /* before any assert: later tests */
+	assert_int_not_equal(rc, 0);
+	assert_true(ms < 10000);
+	assert_non_null(strstr(text, "page od/lazy.md is not cached yet and "
+	                             "its on-demand fetch failed: "));
+	assert_non_null(strstr(text, "site/od/lazy.md"));
+	assert_true(strstr(text, "deadline") != NULL ||
+	            strstr(text, "timed out") != NULL);
+	json_decref(ans);
+	free(text);
+	/* Down: refused at once, said so. */
+	assert_int_equal(cghttpd_pause(H, true), 0);
+	t0 = cgt_now_ms();
+	rc = read_page(uri, &ans, &text);
+	ms = cgt_now_ms() - t0;
+	assert_int_equal(cghttpd_pause(H, false), 0);
+	assert_int_not_equal(rc, 0);
+	assert_true(ms < 10000);
+	assert_non_null(strstr(text, "page od/lazy.md is not cached yet and "
+	                             "its on-demand fetch failed: GET "));
+	assert_non_null(strstr(text, "site/od/lazy.md"));
+	json_decref(ans);
+	free(text);
+	/* Up again: fetched; after a fetch run the next read asks again,
+	 * conditionally (304); a site down then serves the older copy with
+	 * a note. */
+	assert_int_equal(read_page(uri, &ans, &text), 0);
+	assert_string_equal(how_of(ans), "fetched");
+	json_decref(ans);
+	free(text);
+	assert_int_equal(fetch(&err, "--refresh", NULL), 0);
+	free(err);
+	log_reset();
+	assert_int_equal(read_page(uri, &ans, &text), 0);
+	assert_string_equal(how_of(ans), "revalidated");
+	assert_int_equal(log_count("^GET /site/od/lazy.md 304 "), 1);
+	json_decref(ans);
+	free(text);
+	assert_int_equal(fetch(&err, "--refresh", NULL), 0);
+	free(err);
+	assert_int_equal(cghttpd_pause(H, true), 0);
+	rc = read_page(uri, &ans, &text);
+	assert_int_equal(cghttpd_pause(H, false), 0);
+	assert_int_equal(rc, 0);
+	assert_string_equal(how_of(ans), "stale");
+	assert_non_null(strstr(json_string_value(json_object_get(
+	                           json_object_get(ans, "on_demand"), "note")),
+	                       "a copy fetched earlier is served"));
+	assert_non_null(strstr(json_string_value(json_object_get(ans, "body")),
+	                       "platypusbody"));
+	json_decref(ans);
+	free(text);
+	free(copy);
+	free(uri);
+}
+
+/* --- status ----------------------------------------------------------------
+ */
+
+static void
+test_status_shows_sources(void **state)
+{
+	char *out = NULL;
+	char *err = NULL;
+	json_t *ans;
+	json_t *src = NULL;
+	json_t *n;
+	json_t *l;
+	size_t i;
+	size_t k;
+
+	(void)state;
+	assert_int_equal(cgt_run(&out, &err, "status", "--json", "--workspace",
+	                         WS, "--cache", IDX, NULL),
+	                 0);
+	ans = json_loads(out, 0, NULL);
+	assert_non_null(ans);
+	json_array_foreach(json_object_get(ans, "nodes"), i, n) {
+		json_t *s;
+
+		json_array_foreach(json_object_get(n, "sources"), k, s)
+			if (strcmp(
+			        json_string_value(json_object_get(s, "source")),
+			        "docs") == 0)
+				src = s;
+	}
+	assert_non_null(src);
+	l = json_object_get(json_object_get(src, "llms"), "full");
+	assert_int_equal(json_integer_value(json_object_get(l, "listed")),
+	                 NPAGES);
+	assert_int_equal(json_integer_value(json_object_get(l, "cached")),
+	                 NPAGES);
+	assert_string_equal(json_string_value(json_object_get(l, "outcome")),
+	                    "ok");
+	assert_int_equal(strlen(json_string_value(
+	                     json_object_get(l, "manifest_checked_at"))),
+	                 20);
+	assert_non_null(
+	    json_string_value(json_object_get(l, "manifest_changed_at")));
+	l = json_object_get(json_object_get(src, "llms"), "sel");
+	assert_int_equal(json_integer_value(json_object_get(l, "listed")), 2);
+	assert_int_equal(json_integer_value(json_object_get(l, "cached")), 1);
+	l = json_object_get(json_object_get(src, "llms"), "od");
+	assert_int_equal(json_integer_value(json_object_get(l, "listed")), 1);
+	assert_int_equal(json_integer_value(json_object_get(l, "cached")), 0);
+	json_decref(ans);
+	free(out);
+	free(err);
+	/* The text form: one line per source. */
+	assert_int_equal(cgt_run(&out, &err, "status", "--workspace", WS,
+	                         "--cache", IDX, NULL),
+	                 0);
+	assert_non_null(strstr(out, "llms-txt full: manifest asked "));
+	assert_non_null(strstr(out, "; 6 of 6 pages cached; last outcome: ok"));
+	assert_non_null(strstr(out, "llms-txt od: manifest asked "));
+	free(out);
+	free(err);
+}
+
 static void
 test_within_ttl_asks_nothing(void **state)
 {
@@ -572,7 +812,10 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_first_fetch),
 	    cmocka_unit_test(test_search_says_corpus_source_url),
+	    cmocka_unit_test(test_status_shows_sources),
+	    cmocka_unit_test(test_on_demand_read),
 	    cmocka_unit_test(test_within_ttl_asks_nothing),
+	    cmocka_unit_test(test_on_demand_site_down_or_slow),
 	    cmocka_unit_test(test_refresh_no_change),
 	    cmocka_unit_test(test_one_page_changed),
 	    cmocka_unit_test(test_line_removed),
