@@ -264,7 +264,10 @@ cg_corpus_state_write(const cg_corpus_state *s, const char *path, cg_err *err)
 	json_decref(j);
 	if (text == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	rc = cg_file_write_atomic(path, text, strlen(text), err);
+	/* Advisory: a state lost to a crash costs one more probe (an empty
+	 * or unparsable record reads as no state), so no fsync per corpus
+	 * on every refresh. */
+	rc = cg_file_write_advisory(path, text, strlen(text), err);
 	free(text);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,9 +183,11 @@ cg_open_beneath(int *fd, int dirfd, const char *rel, size_t len, cg_err *err)
 	return 0;
 }
 
-int
-cg_file_write_atomic(const char *path, const void *data, size_t len,
-                     cg_err *err)
+/* Writes path through a temporary file and rename(2); durable: fsync the
+ * file before the rename. */
+static int
+write_replace(const char *path, const void *data, size_t len, bool durable,
+              cg_err *err)
 {
 	char tmp[PATH_MAX];
 	const char *p = data;
@@ -218,7 +221,7 @@ cg_file_write_atomic(const char *path, const void *data, size_t len,
 		p += n;
 		len -= (size_t)n;
 	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
+	if ((durable && fsync(fd) != 0) || close(fd) != 0) {
 		unlink(tmp);
 		return cg_err_set(err, CG_EIO, "%s: %s", tmp, strerror(errno));
 	}
@@ -227,6 +230,20 @@ cg_file_write_atomic(const char *path, const void *data, size_t len,
 		return cg_err_set(err, CG_EIO, "%s: %s", path, strerror(errno));
 	}
 	return 0;
+}
+
+int
+cg_file_write_atomic(const char *path, const void *data, size_t len,
+                     cg_err *err)
+{
+	return write_replace(path, data, len, true, err);
+}
+
+int
+cg_file_write_advisory(const char *path, const void *data, size_t len,
+                       cg_err *err)
+{
+	return write_replace(path, data, len, false, err);
 }
 
 char *

@@ -51,6 +51,14 @@ int cg_open_beneath(int *fd, int dirfd, const char *rel, size_t len,
 int cg_file_write_atomic(const char *path, const void *data, size_t len,
                          cg_err *err);
 
+/* The same without the fsync, for a record a crash may lose: readers still
+ * see the old or the new whole file while the system runs (rename), but
+ * after a power loss it may be the old one or empty.  Only for records
+ * whose loss costs a redo and nothing else (a probe's state: one more
+ * probe). */
+int cg_file_write_advisory(const char *path, const void *data, size_t len,
+                           cg_err *err);
+
 /* Returns a malloc'd "a/b"; a trailing slash on a is not doubled. */
 char *cg_path_join(const char *a, const char *b);
 
