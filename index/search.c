@@ -39,9 +39,16 @@ cached(cg_index *idx, const char *sql)
 	return cg_index_stmt(idx, sql);
 }
 
-/* Rows whose any column holds the phrase (tokens joined by spaces). */
+/* CG_SEC_SHIFT as SQL text. */
+#define SHIFT_STR(x) #x
+#define SHIFT_OF(x)  SHIFT_STR(x)
+#define SHIFT        SHIFT_OF(CG_SEC_SHIFT)
+
+/* Rows whose any column holds the phrase (tokens joined by spaces), or a
+ * token it begins when prefix. */
 static int
-count_rows(cg_index *idx, const char *phrase, int64_t *out, cg_err *err)
+count_rows(cg_index *idx, const char *phrase, bool prefix, int64_t *out,
+           cg_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	cg_buf expr;
@@ -51,6 +58,8 @@ count_rows(cg_index *idx, const char *phrase, int64_t *out, cg_err *err)
 	(void)cg_buf_putc(&expr, '"');
 	(void)cg_buf_puts(&expr, phrase);
 	rc = cg_buf_putc(&expr, '"');
+	if (rc == 0 && prefix)
+		rc = cg_buf_putc(&expr, '*');
 	if (rc != 0) {
 		cg_buf_fini(&expr);
 		return cg_err_set(err, rc, "search: phrase too long");
@@ -80,13 +89,14 @@ cg_search_stats(cg_index *idx, const cg_query *q, cg_gstats *out, cg_err *err)
 	rc = cg_index_totals(idx, &out->nrows, out->tot, err);
 	out->nterms = q->n;
 	for (size_t i = 0; rc == 0 && i < q->n; i++)
-		rc = count_rows(idx, q->terms[i].text, &out->df[i], err);
+		rc = count_rows(idx, q->terms[i].text, q->terms[i].prefix,
+		                &out->df[i], err);
 	if (rc == 0 && q->n > 1) {
 		char *phrase = cg_query_phrase_text(q);
 
 		if (phrase == NULL)
 			return cg_err_set(err, CG_ENOMEM, "out of memory");
-		rc = count_rows(idx, phrase, &out->df_phrase, err);
+		rc = count_rows(idx, phrase, false, &out->df_phrase, err);
 		free(phrase);
 	} else if (rc == 0 && q->n == 1) {
 		out->df_phrase = out->df[0];
@@ -250,14 +260,22 @@ rank_pass(cg_index *idx, const cg_search_opts *o, const char *expr, cg_cands *c,
 	int rc = 0;
 	int src;
 
-	st = cg_index_stmt(idx, "SELECT rowid, cg_match(sec) FROM sec "
-	                        "WHERE sec MATCH ?1");
+	/* Excluded words drop whole pages (page/query.h), not sections. */
+	st = o->q->exclude == NULL
+	         ? cg_index_stmt(idx, "SELECT rowid, cg_match(sec) FROM sec "
+	                              "WHERE sec MATCH ?1")
+	         : cg_index_stmt(idx, "SELECT rowid, cg_match(sec) FROM sec "
+	                              "WHERE sec MATCH ?1 AND rowid >> " SHIFT
+	                              " NOT IN (SELECT rowid >> " SHIFT
+	                              " FROM sec WHERE sec MATCH ?2)");
 	if (st == NULL)
 		return cg_index_query_fail(idx,
 		                           sqlite3_errcode(cg_index_db(idx)),
 		                           "search prepare", err);
 	cg_rank_prepare(r, o->q, o->g);
 	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
+	if (o->q->exclude != NULL)
+		sqlite3_bind_text(st, 2, o->q->exclude, -1, SQLITE_STATIC);
 	while (rc == 0 && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t rowid = sqlite3_column_int64(st, 0);
 		double score = sqlite3_column_double(st, 1);
