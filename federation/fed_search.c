@@ -875,13 +875,12 @@ suggest_round(struct search_ctx *c, size_t nhits)
 			for (size_t i = 0; i < r.n; i++) {
 				int code;
 				const char *msg;
-				const json_t *res =
-				    cg_fed_round_result(&r, i, &code, &msg);
+				json_t *per = json_object_get(
+				    cg_fed_round_result(&r, i, &code, &msg),
+				    "per_source");
 
-				if (res != NULL)
-					json_array_append(
-					    replies,
-					    json_object_get(res, "per_source"));
+				if (json_is_object(per))
+					json_array_append(replies, per);
 			}
 			account(c, &r, "suggest");
 			picks = cg_suggest_pick(&c->q, replies);
