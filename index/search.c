@@ -23,6 +23,7 @@
 #include "common/cg_vec.h"
 #include "index/corpus_hits.h"
 #include "index/rank.h"
+#include "index/sketch.h"
 #include "index/snippet.h"
 #include "page/page.h"
 #include "page/source_refs.h"
@@ -619,7 +620,7 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 
 	st =
 	    cached(idx, "SELECT path, title, category, updated_at, "
-	                "confidence, supersedes, body_hash, claim_key "
+	                "confidence, supersedes, body_hash, claim_key, id "
 	                "FROM pages WHERE claim_key = ?1 AND cg_visible(path)");
 	if (st == NULL)
 		return cg_index_query_fail(idx,
@@ -632,23 +633,31 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 		                  SQLITE_STATIC);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			char hash[32];
+			json_t *page;
 
 			(void)snprintf(
 			    hash, sizeof(hash), "%016llx",
 			    (unsigned long long)sqlite3_column_int64(st, 6));
-			json_array_append_new(
-			    out,
-			    json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, "
-			              "s:s, s:o}",
-			              "source", cg_index_source(idx), "path",
-			              (const char *)sqlite3_column_text(st, 0),
-			              "title", cg_index_col_text(st, 1),
-			              "category", cg_index_col_text(st, 2),
-			              "updated_at", cg_index_col_text(st, 3),
-			              "confidence", cg_index_col_text(st, 4),
-			              "supersedes", cg_index_col_json(st, 5),
-			              "body_hash", hash, "claim_key",
-			              cg_index_col_text(st, 7)));
+			page = json_pack(
+			    "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, "
+			    "s:s, s:o}",
+			    "source", cg_index_source(idx), "path",
+			    (const char *)sqlite3_column_text(st, 0), "title",
+			    cg_index_col_text(st, 1), "category",
+			    cg_index_col_text(st, 2), "updated_at",
+			    cg_index_col_text(st, 3), "confidence",
+			    cg_index_col_text(st, 4), "supersedes",
+			    cg_index_col_json(st, 5), "body_hash", hash,
+			    "claim_key", cg_index_col_text(st, 7));
+			/* An implicit key (category|title) carries the body's
+			 * sketch: federation/conflict.c pairs such pages of
+			 * two sources only when they are copies. */
+			if (strncmp(json_string_value(k), "claim:", 6) != 0)
+				json_object_set_new(
+				    page, "sketch",
+				    cg_sketch_page(
+				        idx, sqlite3_column_int64(st, 8), err));
+			json_array_append_new(out, page);
 		}
 		sqlite3_reset(st);
 	}
