@@ -5,10 +5,14 @@
  *
  * The rule: for each query word, the close words' section counts are
  * summed over every source that answered; the best is the nearest (edit
- * distance), then the most frequent, then the first in byte order, and it
- * is offered only when more sections hold it than hold the word itself
- * (so a rare spelling that is in the index still gets the common one,
- * and a common word is never "corrected" to a rarer one).
+ * distance), then one that begins with the word, then the most frequent,
+ * then the first in byte order, and it
+ * is offered when the word itself is in no section, or when at least
+ * SUGGEST_RATIO times as many sections hold it as hold the word (a rare
+ * misspelling that made it into a page still gets the common spelling;
+ * a word in use is not "corrected" to a neighbour: on the example
+ * workspace a lower bar offered "charge" for "change" and "notes" for
+ * "note").
  * It must not ask the nodes itself or touch the answer.
  */
 #include "federation/fed_suggest.h"
@@ -18,6 +22,8 @@
 #include <string.h>
 
 #include "common/cg_buf.h"
+
+#define SUGGEST_RATIO 10
 
 static bool
 askable(const cg_qterm *t)
@@ -65,12 +71,16 @@ add_source(const json_t *ans, json_int_t *self, json_t *sums)
 	}
 }
 
-/* The best of sums: nearest, then most frequent, then first by bytes. */
+/* The best of sums for word: nearest, then one that begins with word (a
+ * form of it: "changes" before "charge" for "change"), then most
+ * frequent, then first by bytes. */
 static const char *
-best(const json_t *sums, json_int_t *df)
+best(const char *word, const json_t *sums, json_int_t *df)
 {
 	const char *pick = NULL;
 	json_int_t pd = 0;
+	bool pf = false;
+	size_t n = strlen(word);
 	const char *w;
 	const json_t *s;
 
@@ -78,11 +88,14 @@ best(const json_t *sums, json_int_t *df)
 	json_object_foreach((json_t *)sums, w, s) {
 		json_int_t d = json_integer_value(json_object_get(s, "d"));
 		json_int_t f = json_integer_value(json_object_get(s, "df"));
+		bool form = strncmp(w, word, n) == 0;
 
-		if (pick == NULL || d < pd || (d == pd && f > *df) ||
-		    (d == pd && f == *df && strcmp(w, pick) < 0)) {
+		if (pick == NULL || d < pd || (d == pd && form && !pf) ||
+		    (d == pd && form == pf &&
+		     (f > *df || (f == *df && strcmp(w, pick) < 0)))) {
 			pick = w;
 			pd = d;
+			pf = form;
 			*df = f;
 		}
 	}
@@ -116,8 +129,9 @@ cg_suggest_pick(const cg_query *q, const json_t *replies)
 					add_source(a, &self, sums);
 			}
 		}
-		pick = best(sums, &df);
-		if (pick != NULL && df > self)
+		pick = best(word, sums, &df);
+		if (pick != NULL && df > 0 &&
+		    (self == 0 || df >= SUGGEST_RATIO * self))
 			json_array_append_new(
 			    picks, json_pack("{s:s, s:s, s:I}", "word", word,
 			                     "suggest", pick, "df", df));
@@ -133,7 +147,7 @@ cg_suggest_note(const json_t *picks, bool single)
 	const json_t *p;
 	size_t i;
 
-	cg_buf_init(&b, 64 * 1024);
+	cg_buf_init(&b, (size_t)64 * 1024);
 	(void)cg_buf_puts(&b, "Did you mean ");
 	json_array_foreach(picks, i, p) {
 		if (i > 0)

@@ -21,8 +21,9 @@
  * From the "suggest" replies' per_source objects (an array of them, one
  * per node), the suggestions for q: a new array of {word, suggest, df}
  * (df: sections holding the suggestion over every source), one per query
- * word that has a close word more frequent than itself, in query order;
- * empty when none.  A word is a term of one Latin token, not a prefix.
+ * word that is in no section and has a close word, or whose close word
+ * is in ten times as many sections, in query order; empty when none.  A word is
+ * a term of one Latin token, not a prefix.
  */
 json_t *cg_suggest_pick(const cg_query *q, const json_t *replies);
 

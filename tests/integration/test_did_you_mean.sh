@@ -30,23 +30,26 @@ page "$wiki/standards/backups.md" "Backups" "Back up postgres nightly."
 page "$ws/svc/.guild/wiki/context/db.md" "Database" "The service reads postgres replicas."
 page "$wiki/context/typo.md" "Old note" "Someone wrote postgre here once."
 page "$wiki/context/deploy.md" "Deploys" "Deploy on Tuesdays."
+for i in 1 2 3 4 5 6 7 8; do
+	page "$wiki/context/db-$i.md" "Database note $i" "Tune postgres setting $i."
+done
 
 q() { "$CG_BIN" query --workspace "$ws" --cache "$tmp/cache" "$@"; }
 
-# Empty result: postgress -> postgres (summed over both sources: 3).
+# Empty result: postgress -> postgres (summed over both sources: 11).
 json=$(q --json postgress)
 [ "$(jq -r '.hits | length' <<<"$json")" = 0 ] || fail "postgress has hits"
 [ "$(jq -r '.suggestions[0].suggest' <<<"$json")" = postgres ] ||
 	fail "no suggestion for postgress: $json"
-[ "$(jq -r '.suggestions[0].df' <<<"$json")" = 3 ] ||
+[ "$(jq -r '.suggestions[0].df' <<<"$json")" = 11 ] ||
 	fail "df not summed over the sources: $json"
 jq -r .note <<<"$json" | grep -q 'Did you mean "postgres"?' ||
 	fail "note without the suggestion: $(jq -r .note <<<"$json")"
 jq -e '.evidence.rounds | map(.op) | index("suggest")' <<<"$json" >/dev/null ||
 	fail "no suggest round in the evidence"
 
-# Thin result (postgre is in the index once): still postgres, the more
-# frequent spelling.
+# Thin result (postgre is in the index once): still postgres, in eleven
+# times as many sections.
 json=$(q --json postgre)
 [ "$(jq -r '.hits | length' <<<"$json")" = 1 ] || fail "postgre: $json"
 [ "$(jq -r '.suggestions[0].suggest' <<<"$json")" = postgres ] ||
@@ -59,6 +62,10 @@ text=$(q "postgress deplyo")
 grep -q 'Did you mean "postgres" (for "postgress"), "deploy" (for "deplyo")?' <<<"$text" ||
 	fail "CLI text without both suggestions: $text"
 
+# A word in use is not "corrected" to a neighbour: deploy (one section)
+# has no suggestion though "deploys" is one edit away.
+json=$(q --json deploy)
+jq -e '.suggestions == null' <<<"$json" >/dev/null || fail "deploy: $json"
 # No suggestion: a frequent word with enough hits runs no suggest round;
 # a word nothing is close to gets the plain note; short words none.
 json=$(q --json postgres)

@@ -39,19 +39,20 @@ test_distance(void **state)
 	assert_int_equal(cg_suggest_max_distance(5), 2);
 }
 
-/* Two nodes' answers: postgres summed over three sources wins over the
- * nearer-by-bytes but rarer posters; a frequent word is not corrected. */
+/* Two nodes' answers: postgres summed over three sources (10, ten times
+ * the misspelling's 1) wins over the farther posters and the rarer
+ * postgrex; deploy (9) is not corrected to deploys (4). */
 static void
 test_pick(void **state)
 {
 	json_t *replies = json_loads(
 	    "[{\"root\": {\"postgre\": {\"df\": 1, \"near\": ["
 	    "    {\"w\": \"posters\", \"df\": 2, \"d\": 2},"
-	    "    {\"w\": \"postgres\", \"df\": 2, \"d\": 1}]},"
+	    "    {\"w\": \"postgres\", \"df\": 4, \"d\": 1}]},"
 	    "  \"deploy\": {\"df\": 9, \"near\": [{\"w\": \"deploys\","
 	    "    \"df\": 4, \"d\": 1}]}},"
 	    "  \"svc\": {\"postgre\": {\"df\": 0, \"near\": ["
-	    "    {\"w\": \"postgres\", \"df\": 3, \"d\": 1}]}}},"
+	    "    {\"w\": \"postgres\", \"df\": 6, \"d\": 1}]}}},"
 	    " {\"other\": {\"postgre\": {\"df\": 0, \"near\": ["
 	    "    {\"w\": \"postgrex\", \"df\": 4, \"d\": 1}]}}}]",
 	    0, NULL);
@@ -69,7 +70,7 @@ test_pick(void **state)
 	                    "postgres");
 	assert_int_equal(
 	    json_integer_value(json_object_get(json_array_get(picks, 0), "df")),
-	    5);
+	    10);
 	note = cg_suggest_note(picks, false);
 	assert_string_equal(note, "Did you mean \"postgres\" (for "
 	                          "\"postgre\")?");
