@@ -1,7 +1,8 @@
 /*
  * args.c - the option parser every subcommand uses: "--name value",
  * "--name=value", flags, repeatable options, "--" ending options, and
- * "-h"/"--help".  It keeps no global state (unlike getopt).
+ * "-h"/"--help"; for query text (cli_parse_words) a "-word" is a word.  It
+ * keeps no global state (unlike getopt).
  */
 #include <stdio.h>
 #include <string.h>
@@ -30,9 +31,11 @@ add_value(cli_args *a, int i, const char *v, cg_err *err)
 	return 0;
 }
 
-int
-cli_parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc, char **argv,
-          cg_err *err)
+/* dash_words: a "-word" argument (not -h, -v, or "--...") is positional,
+ * so that query text can exclude a word without a "--" first. */
+static int
+parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc, char **argv,
+      bool dash_words, cg_err *err)
 {
 	bool only_pos = false;
 
@@ -44,7 +47,9 @@ cli_parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc, char **argv,
 		const char *eq;
 		int i;
 
-		if (only_pos || arg[0] != '-' || arg[1] == '\0') {
+		if (only_pos || arg[0] != '-' || arg[1] == '\0' ||
+		    (dash_words && arg[1] != '-' && strcmp(arg, "-h") != 0 &&
+		     strcmp(arg, "-v") != 0)) {
 			if (a->npos >= CLI_MAX_VALUES)
 				return cg_err_set(err, CG_EINVAL,
 				                  "too many arguments");
@@ -86,6 +91,20 @@ cli_parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc, char **argv,
 			return CG_EINVAL;
 	}
 	return 0;
+}
+
+int
+cli_parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc, char **argv,
+          cg_err *err)
+{
+	return parse(a, opts, nopts, argc, argv, false, err);
+}
+
+int
+cli_parse_words(cli_args *a, const cli_opt *opts, size_t nopts, int argc,
+                char **argv, cg_err *err)
+{
+	return parse(a, opts, nopts, argc, argv, true, err);
 }
 
 static int

@@ -38,6 +38,10 @@ typedef struct cli_args {
 
 int cli_parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc,
               char **argv, cg_err *err);
+/* cli_parse for commands that take query text: an argument "-word" (one
+ * dash, not -h or -v) is positional, an exclusion of the query syntax. */
+int cli_parse_words(cli_args *a, const cli_opt *opts, size_t nopts, int argc,
+                    char **argv, cg_err *err);
 /* The last value of option name, or NULL. */
 const char *cli_get(const cli_args *a, const char *name);
 bool cli_flag(const cli_args *a, const char *name);

@@ -171,7 +171,8 @@ cmd_query(int argc, char **argv)
 	int rc;
 
 	cg_err_clear(&err);
-	rc = cli_parse(&a, query_opts, NOPTS(query_opts), argc, argv, &err);
+	rc = cli_parse_words(&a, query_opts, NOPTS(query_opts), argc, argv,
+	                     &err);
 	if (rc != 0) {
 		json_decref(args);
 		return cli_fail("query", &err);
@@ -181,7 +182,15 @@ cmd_query(int argc, char **argv)
 		cli_usage("query", "[options] [TEXT...]",
 		          "Searches every wiki of a workspace. The search is "
 		          "lexical; an empty\nresult does not prove absence "
-		          "(grep is the exhaustive path).",
+		          "(grep is the exhaustive path).\n\nQuery syntax:\n"
+		          "  \"exact phrase\"  only pages with the phrase\n"
+		          "  -word, -\"a b\"   drop pages holding it "
+		          "(query \"retry -mobile\", or query -- -mobile "
+		          "retry)\n"
+		          "  word*           any word it begins\n"
+		          "  a OR b          either word (capital OR)\n"
+		          "Anything else is plain words; a query of "
+		          "exclusions only is an error.",
 		          query_opts, NOPTS(query_opts));
 		return 0;
 	}

@@ -1,10 +1,12 @@
 /*
  * cg_utf8.c - the one UTF-8 decoder of the project (strict: rejects
- * overlongs, surrogates and code points above U+10FFFF).
+ * overlongs, surrogates and code points above U+10FFFF), and the uri
+ * percent coding (cg_pct_decode, cg_pct_encode).
  */
 #include "common/cg_utf8.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int
 cg_utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
@@ -174,6 +176,46 @@ cg_pct_decode(const char *s, size_t n, bool strict)
 		} else {
 			out[o++] = s[i];
 		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* True for a byte a uri may hold as written (see cg_pct_encode). */
+static bool
+uri_safe(unsigned char c, bool keep_slash, bool utf8)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9'))
+		return true;
+	if (c >= 0x80)
+		return utf8;
+	if (c == '/')
+		return keep_slash;
+	return c != 0 && strchr("-._~!$&'()*+,;=:@", c) != NULL;
+}
+
+char *
+cg_pct_encode(const char *s, bool keep_slash)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(s);
+	bool utf8 = cg_utf8_valid(s, n);
+	char *out = malloc(3 * n + 1);
+	size_t o = 0;
+
+	if (out == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (uri_safe(c, keep_slash, utf8)) {
+			out[o++] = (char)c;
+			continue;
+		}
+		out[o++] = '%';
+		out[o++] = hex[c >> 4];
+		out[o++] = hex[c & 15];
 	}
 	out[o] = '\0';
 	return out;

@@ -44,4 +44,14 @@ size_t cg_utf8_clip(const char *p, size_t n, size_t max);
  */
 char *cg_pct_decode(const char *s, size_t n, bool strict);
 
+/*
+ * Percent-encodes s for a uri into a malloc'd string (NULL on allocation
+ * failure): every byte but the unreserved and sub-delim characters of RFC
+ * 3986 (A-Z a-z 0-9 - . _ ~ ! $ & ' ( ) * + , ; = : @), '/' when
+ * keep_slash, and, when s is valid UTF-8, the bytes of non-ASCII
+ * characters (kept as written, as an IRI).  So '%', ' ', '#', '?' and
+ * control bytes are escaped; cg_pct_decode gives s back.
+ */
+char *cg_pct_encode(const char *s, bool keep_slash);
+
 #endif

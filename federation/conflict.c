@@ -1,15 +1,35 @@
 /*
  * conflict.c - groups pages by claim key and picks each group's winner by
  * the SPEC 4.2 rule.  Pure: no I/O, works on JSON the nodes returned.
+ *
+ * Which pages a key pairs (the decision issue 12 asked for):
+ * - an explicit key (frontmatter `claim`/`subject`, "claim:...") pairs
+ *   every page that carries it, wherever it is: the authors said so;
+ * - an implicit key (category + title) pairs two pages of the same source
+ *   always, and two pages of different sources (repositories, sub-guilds)
+ *   only when one is a copy of the other: their body word sets overlap by
+ *   at least CG_COPY_SIMILARITY (Jaccard, estimated from the sketches of
+ *   index/sketch.h).  Two teams' own "Retry policy" pages share a title,
+ *   not a subject, and are not a conflict; the same standard pasted into
+ *   two sub-guilds and then edited apart is.  A page without a sketch is
+ *   not paired across sources.
+ * The pages a key pairs form groups (pairing is transitive); each group
+ * whose bodies differ is one conflict.
  */
 #include "federation/conflict.h"
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/cg_json.h"
 #include "page/page.h"
 #include "proto/filters.h"
+
+/* Word-set overlap from which two pages of different sources sharing an
+ * implicit key are copies of one page. */
+#define CG_COPY_SIMILARITY 0.5
 
 /* True when a's supersedes names b (by slug, path or title). */
 static int
@@ -118,6 +138,78 @@ conflict_of(const json_t *group)
 	                 cg_json_str(winner, "uri"), "resolution", why);
 }
 
+/* Estimated Jaccard similarity of two sketches (equal positions); two
+ * empty sketches (no words) are the same set. */
+static double
+similarity(const json_t *a, const json_t *b)
+{
+	size_t n = json_array_size(a);
+	size_t same = 0;
+
+	if (n == 0 || json_array_size(b) != n)
+		return n == 0 && json_is_array(a) && json_is_array(b) &&
+		               json_array_size(b) == 0
+		           ? 1.0
+		           : 0.0;
+	for (size_t i = 0; i < n; i++)
+		same += json_integer_value(json_array_get(a, i)) ==
+		        json_integer_value(json_array_get(b, i));
+	return (double)same / (double)n;
+}
+
+/* True when an implicit key pairs a and b (see the file header). */
+static bool
+paired(const json_t *a, const json_t *b)
+{
+	return strcmp(cg_json_str(a, "source"), cg_json_str(b, "source")) ==
+	           0 ||
+	       similarity(json_object_get(a, "sketch"),
+	                  json_object_get(b, "sketch")) >= CG_COPY_SIMILARITY;
+}
+
+static size_t
+find_root(size_t *up, size_t i)
+{
+	while (up[i] != i)
+		i = up[i] = up[up[i]];
+	return i;
+}
+
+/* The group of an implicit key split into the sets of pages it pairs, as
+ * a new array of arrays (each page in one). */
+static json_t *
+split_implicit(const json_t *group)
+{
+	size_t n = json_array_size(group);
+	size_t *up = calloc(n ? n : 1, sizeof(*up));
+	json_t *parts = json_object();
+	json_t *out = json_array();
+
+	for (size_t i = 0; up != NULL && i < n; i++)
+		up[i] = i;
+	for (size_t i = 0; up != NULL && i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (paired(json_array_get(group, i),
+			           json_array_get(group, j)))
+				up[find_root(up, i)] = find_root(up, j);
+	for (size_t i = 0; up != NULL && i < n; i++) {
+		char key[32];
+		json_t *part;
+
+		(void)snprintf(key, sizeof(key), "%zu", find_root(up, i));
+		part = json_object_get(parts, key);
+		if (part == NULL) {
+			part = json_array();
+			json_object_set_new(parts, key, part);
+			json_array_append(out, part);
+		}
+		json_array_append(part, json_array_get(group, i));
+	}
+	json_decref(parts);
+	free(up);
+	return out;
+}
+
 /* True when the group holds at least two different bodies. */
 static int
 bodies_differ(const json_t *group)
@@ -162,9 +254,23 @@ cg_conflicts_find(const json_t *pages)
 		if (!dup)
 			json_array_append(g, (json_t *)p);
 	}
-	json_object_foreach(groups, key, group)
-		if (json_array_size(group) >= 2 && bodies_differ(group))
-			json_array_append_new(out, conflict_of(group));
+	json_object_foreach(groups, key, group) {
+		json_t *parts;
+		size_t k;
+		const json_t *part;
+
+		if (strncmp(key, "claim:", 6) == 0) {
+			if (json_array_size(group) >= 2 && bodies_differ(group))
+				json_array_append_new(out, conflict_of(group));
+			continue;
+		}
+		parts = split_implicit(group);
+		json_array_foreach(parts, k, part) {
+			if (json_array_size(part) >= 2 && bodies_differ(part))
+				json_array_append_new(out, conflict_of(part));
+		}
+		json_decref(parts);
+	}
 	json_decref(groups);
 	return out;
 }

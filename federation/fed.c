@@ -17,6 +17,7 @@
 #include "common/cg_buf.h"
 #include "common/cg_time.h"
 #include "federation/fed_int.h"
+#include "federation/uri.h"
 #include "proto/acl.h"
 #include "proto/wire.h"
 
@@ -282,12 +283,12 @@ cg_fed_round_result(const struct cg_fed_round *r, size_t i, int *code,
 void
 cg_fed_tag(json_t *h, const char *ws)
 {
-	char uri[4096];
+	char *uri =
+	    cg_uri_make(ws, json_string_value(json_object_get(h, "source")),
+	                json_string_value(json_object_get(h, "path")));
 
-	(void)snprintf(uri, sizeof(uri), "cg://%s/%s/%s", ws,
-	               json_string_value(json_object_get(h, "source")),
-	               json_string_value(json_object_get(h, "path")));
-	json_object_set_new(h, "uri", json_string(uri));
+	json_object_set_new(h, "uri", uri ? json_string(uri) : json_null());
+	free(uri);
 	json_object_set_new(h, "workspace", json_string(ws));
 }
 

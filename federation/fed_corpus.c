@@ -15,6 +15,9 @@
 
 #define ROUTED_PER_TARGET 3
 #define MAX_BRIDGED       2
+/* Bridges looked at for MAX_BRIDGED groups: a bridge to a concept no
+ * entry carries gives an empty group, which must not take a slot. */
+#define BRIDGE_CANDIDATES 8
 #define RELATED_PER       3
 
 /* Merges every node's result[key] arrays into one new array. */
@@ -276,7 +279,8 @@ picked(const json_t *groups, const char *to)
 	return false;
 }
 
-/* Up to MAX_BRIDGED bridges reached from the hits' concepts, in order. */
+/* Up to BRIDGE_CANDIDATES bridges reached from the hits' concepts, in
+ * order. */
 static json_t *
 pick_bridges(const json_t *graph, const json_t *hits)
 {
@@ -306,7 +310,8 @@ pick_bridges(const json_t *graph, const json_t *hits)
 				const char *to =
 				    json_string_value(json_object_get(b, "to"));
 
-				if (json_array_size(groups) < MAX_BRIDGED &&
+				if (json_array_size(groups) <
+				        BRIDGE_CANDIDATES &&
 				    !picked(groups, to))
 					json_array_append_new(
 					    groups,
@@ -339,6 +344,25 @@ of_target(const json_t *e, const json_t *t)
 	                  json_object_get(t, "corpus")) &&
 	       json_equal(json_object_get(e, "concept"),
 	                  json_object_get(t, "concept"));
+}
+
+/* The first MAX_BRIDGED groups that carry entries, in bridge order (takes
+ * groups): an empty group (its concept has no entry, or only hits) is
+ * dropped, never shown before a useful one. */
+static json_t *
+with_entries(json_t *groups)
+{
+	json_t *out = json_array();
+	json_t *g;
+	size_t i;
+
+	json_array_foreach(groups, i, g) {
+		if (json_array_size(out) < MAX_BRIDGED &&
+		    json_array_size(json_object_get(g, "entries")) > 0)
+			json_array_append(out, g);
+	}
+	json_decref(groups);
+	return out;
 }
 
 json_t *
@@ -381,5 +405,5 @@ cg_fed_corpus_related(cg_fed *f, const cg_corpus_query *q, const json_t *graph,
 	}
 	json_decref(es);
 	json_decref(targets);
-	return groups;
+	return with_entries(groups);
 }

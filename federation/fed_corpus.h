@@ -46,7 +46,8 @@ void cg_fed_corpus_route(cg_fed *f, const cg_corpus_query *q, json_t *hits,
                          json_t **graph);
 
 /* After the merge: the `related` groups for the returned hits (a new
- * array, empty when nothing is bridged). */
+ * array, empty when nothing is bridged): at most two, each with entries
+ * (a bridge whose concept yields no entry beyond the hits is dropped). */
 json_t *cg_fed_corpus_related(cg_fed *f, const cg_corpus_query *q,
                               const json_t *graph, const json_t *hits);
 

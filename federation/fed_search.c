@@ -7,7 +7,9 @@
  * merge (merge.c); the fetch round (the hits of the winners, asked of
  * their owners only); aliases and bridges (fed_corpus.c); claims only for
  * contested keys the cache lacks, and the contradiction rule
- * (conflict.c); then the receipt (evidence, assumptions, followups).  It
+ * (conflict.c); a "suggest" round only when the result is empty or thin
+ * (fed_suggest.c: "did you mean" in the note and in "suggestions"); then
+ * the receipt (evidence, assumptions, followups).  It
  * must not drop a conflicting page, let one source's size crowd another
  * out, or wait again on a node that failed an earlier round of the same
  * query.
@@ -24,6 +26,7 @@
 #include "federation/fed_corpus.h"
 #include "federation/fed_int.h"
 #include "federation/fed_stats.h"
+#include "federation/fed_suggest.h"
 #include "federation/merge.h"
 #include "page/query.h"
 #include "proto/acl.h"
@@ -925,12 +928,85 @@ failed_sources(struct search_ctx *c, json_t *ev)
 	json_object_set_new(ev, "sources_failed", list);
 }
 
+/* When the result is thin (page/fed_suggest.h), one "suggest" round for
+ * the query's words: the suggestions (a new array, maybe empty), or NULL
+ * when none was looked for.  A node that fails it only suggests nothing. */
+static json_t *
+suggest_round(struct search_ctx *c, size_t nhits)
+{
+	json_t *words = cg_suggest_words(&c->q);
+	json_t *replies = json_array();
+	json_t *picks = NULL;
+	struct cg_fed_round r = {0};
+
+	if (nhits < CG_SUGGEST_THIN && json_array_size(words) > 0) {
+		json_t *args = json_pack("{s:O}", "words", words);
+
+		if (cg_fed_round_run(c->f, &r, "suggest", args, c->scope,
+		                     NULL) == 0) {
+			for (size_t i = 0; i < r.n; i++) {
+				int code;
+				const char *msg;
+				json_t *per = json_object_get(
+				    cg_fed_round_result(&r, i, &code, &msg),
+				    "per_source");
+
+				if (json_is_object(per))
+					json_array_append(replies, per);
+			}
+			account(c, &r, "suggest");
+			picks = cg_suggest_pick(&c->q, replies);
+		}
+		cg_fed_round_fini(&r);
+		json_decref(args);
+	}
+	json_decref(words);
+	json_decref(replies);
+	return picks;
+}
+
+/* The answer's note: why nothing was searched, or that nothing or little
+ * was found, with the suggestions when there are any. */
+static void
+set_note(json_t *ans, const struct search_ctx *c, size_t nhits,
+         const json_t *picks)
+{
+	char *dym = json_array_size(picks) > 0
+	                ? cg_suggest_note(picks, c->q.n == 1)
+	                : NULL;
+
+	if (c->no_terms)
+		json_object_set_new(
+		    ans, "note",
+		    json_string("The query has no searchable word (only "
+		                "punctuation or operators), so nothing was "
+		                "searched. Use grep to match such text "
+		                "literally."));
+	else if (nhits == 0)
+		json_object_set_new(
+		    ans, "note",
+		    json_sprintf("No hits.%s%s The index is lexical: an empty "
+		                 "result does not prove the corpora lack the "
+		                 "topic. Try other words, or grep "
+		                 "(exhaustive, never misses a literal match).",
+		                 dym ? " " : "", dym ? dym : ""));
+	else if (dym != NULL)
+		json_object_set_new(ans, "note",
+		                    json_sprintf("Few hits. %s", dym));
+	if (json_array_size(picks) > 0)
+		json_object_set(ans, "suggestions", (json_t *)picks);
+	free(dym);
+}
+
 static json_t *
 fed_answer(struct search_ctx *c, json_t *hits, cg_err *err)
 {
 	json_t *claims = claims_round(c, hits);
 	json_t *conflicts = cg_conflicts_find(claims);
+	json_t *picks =
+	    c->no_terms ? NULL : suggest_round(c, json_array_size(hits));
 	json_t *ev = evidence(c, json_array_size(hits));
+	size_t nhits = json_array_size(hits);
 	json_t *ans;
 
 	json_object_set_new(ev, "filters", cg_filters_json(&c->req->filters));
@@ -945,20 +1021,9 @@ fed_answer(struct search_ctx *c, json_t *hits, cg_err *err)
 	                "hits", hits, "conflicts", conflicts, "evidence", ev,
 	                "assumptions", assumptions(c), "followups",
 	                c->followups, "changed_files");
-	if (ans != NULL && c->no_terms)
-		json_object_set_new(
-		    ans, "note",
-		    json_string("The query has no searchable word (only "
-		                "punctuation or operators), so nothing was "
-		                "searched. Use grep to match such text "
-		                "literally."));
-	else if (ans != NULL && json_array_size(hits) == 0)
-		json_object_set_new(
-		    ans, "note",
-		    json_string("No hits. The index is lexical: an empty "
-		                "result does not prove the corpora lack the "
-		                "topic. Try other words, or grep "
-		                "(exhaustive, never misses a literal match)."));
+	if (ans != NULL)
+		set_note(ans, c, nhits, picks);
+	json_decref(picks);
 	json_decref(claims);
 	return ans;
 }

@@ -110,7 +110,7 @@ find(cg_fed_stats *s, const char *node, const char *source, bool create)
 	return e;
 }
 
-/* "t:" + term or "p:" + phrase into buf. */
+/* "t:" + term, "x:" + prefix term or "p:" + phrase into buf. */
 static const char *
 df_key(char *buf, size_t cap, char kind, const char *text)
 {
@@ -205,7 +205,8 @@ cg_fed_stats_put(cg_fed_stats *s, const char *node, const char *source,
 		for (size_t c = 0; c < CG_NCOLS; c++)
 			e->tot[c] = json_integer_value(json_array_get(tot, c));
 		for (size_t i = 0; i < q->n; i++)
-			put_df(e, 't', q->terms[i].text,
+			put_df(e, q->terms[i].prefix ? 'x' : 't',
+			       q->terms[i].text,
 			       json_integer_value(json_array_get(df, i)));
 		if (q->n > 1 && q->phrase != NULL)
 			put_df(e, 'p', q->phrase,
@@ -244,7 +245,8 @@ cg_fed_stats_add(cg_fed_stats *s, const char *node, const char *source,
 	e = find(s, node, source, false);
 	ok = e != NULL && e->epoch != NULL;
 	for (size_t i = 0; ok && i < q->n && i < CG_QUERY_MAX_TERMS; i++)
-		ok = get_df(e, 't', q->terms[i].text, &df[i]);
+		ok = get_df(e, q->terms[i].prefix ? 'x' : 't', q->terms[i].text,
+		            &df[i]);
 	if (ok && q->n > 1)
 		ok = get_df(e, 'p', q->phrase, &dfp);
 	else if (ok && q->n == 1)

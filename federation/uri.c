@@ -1,6 +1,9 @@
 /*
  * uri.c - parse and build page uris.  Strict: a bad escape or an empty
- * part is an error, never guessed at.
+ * part is an error, never guessed at.  Every part is percent-encoded when
+ * made (cg_pct_encode: '%', spaces, '#', '?', controls; non-ASCII UTF-8
+ * kept as written) and decoded when parsed, so any file name a page can
+ * have round-trips from a hit to read.
  */
 #include "federation/uri.h"
 
@@ -61,12 +64,19 @@ cg_uri_fini(cg_uri *u)
 char *
 cg_uri_make(const char *ws, const char *source, const char *path)
 {
+	char *e[3] = {cg_pct_encode(ws ? ws : "", false),
+	              cg_pct_encode(source ? source : "", false),
+	              cg_pct_encode(path ? path : "", true)};
+	char *uri = NULL;
 	cg_buf b;
 
-	cg_buf_init(&b, 1 << 16);
-	if (cg_buf_printf(&b, "cg://%s/%s/%s", ws, source, path) != 0) {
+	cg_buf_init(&b, (size_t)1 << 20);
+	if (e[0] != NULL && e[1] != NULL && e[2] != NULL &&
+	    cg_buf_printf(&b, "cg://%s/%s/%s", e[0], e[1], e[2]) == 0)
+		uri = cg_buf_take(&b);
+	else
 		cg_buf_fini(&b);
-		return NULL;
-	}
-	return cg_buf_take(&b);
+	for (int i = 0; i < 3; i++)
+		free(e[i]);
+	return uri;
 }

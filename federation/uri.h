@@ -23,7 +23,9 @@ typedef struct cg_uri {
 int cg_uri_parse(cg_uri *u, const char *uri, cg_err *err);
 void cg_uri_fini(cg_uri *u);
 
-/* "cg://ws/source/path", malloc'd. */
+/* "cg://ws/source/path", each part percent-encoded (common/cg_utf8.h's
+ * cg_pct_encode; '/' kept in path), malloc'd; NULL on allocation
+ * failure.  cg_uri_parse gives the parts back. */
 char *cg_uri_make(const char *ws, const char *source, const char *path);
 
 #endif

@@ -3,11 +3,13 @@
  *
  * Feeds arbitrary bytes to cg_token_each (checking the token invariants) and,
  * as a NUL-terminated copy, to cg_query_parse; then runs all four match
- * expressions against a small in-memory FTS5 table and abort()s on any
- * SQLite error, or when PHRASE matches more rows than ALL or ALL more than
- * SOME.  The table is created once and kept for the process: a fuzz
- * harness, not project code, so the static is deliberate.  It must not
- * touch files or the network.
+ * expressions, both ranking passes and the exclusion against a small
+ * in-memory FTS5 table and abort()s on any SQLite error, when PHRASE
+ * matches more rows than ALL or ALL more than SOME, or when the AND pass
+ * matches more than the OR pass.  A parse may fail only with CG_ETOOBIG
+ * (too long) or CG_EINVAL (exclusions only).  The table is created once and
+ * kept for the process: a fuzz harness, not project code, so the static is
+ * deliberate.  It must not touch files or the network.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -105,6 +107,19 @@ check_query(const cg_query *q)
 	/* PHRASE rows are ALL rows, ALL rows are SOME rows. */
 	if (count[0] > count[1] || count[1] > count[2])
 		abort();
+	{
+		char *and = cg_query_fts_pass(q, true);
+		char * or = cg_query_fts_pass(q, false);
+
+		if (q->n > 0 && (and == NULL || or == NULL))
+			abort();
+		if (and != NULL && count_rows(and) > count_rows(or))
+			abort();
+		free(and);
+		free(or);
+	}
+	if (q->exclude != NULL)
+		(void)count_rows(q->exclude);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -129,7 +144,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		check_query(&q);
 		cg_query_fini(&q);
-	} else if (rc != CG_ETOOBIG || strlen(text) <= CG_QUERY_MAX_BYTES) {
+	} else if (rc == CG_EINVAL ? strchr(text, '-') == NULL
+	                           : rc != CG_ETOOBIG ||
+	                                 strlen(text) <= CG_QUERY_MAX_BYTES) {
 		abort();
 	}
 	free(text);

@@ -315,7 +315,9 @@ static const cg_api_tool tools[] = {
     {"search", "Search the knowledge base",
      "Search the team's markdown knowledge (guild wikis of every "
      "repository and sub-guild, and the documentation corpora they "
-     "register) by words, in English or CJK, with filters. The search "
+     "register) by words, in English or CJK, with filters. Query "
+     "syntax: \"exact phrase\" (only pages with it), -word (drop pages "
+     "with it), word* (prefix), a OR b (either). The search "
      "is LEXICAL: an empty result does not prove absence; use "
      "corpus_grep as the exhaustive, never-miss path. Hits carry uri, "
      "source, title, snippet, line_range, match class, confidence, "
@@ -325,7 +327,10 @@ static const cg_api_tool tools[] = {
      "entries bridged from the hits' concepts.",
      "{\"type\":\"object\",\"properties\":{"
      "\"q\":{\"type\":\"string\",\"description\":\"free text; may be "
-     "empty when a filter is set\"}," FILTER_SCHEMA ","
+     "empty when a filter is set. Syntax: \\\"exact phrase\\\" "
+     "(required), -word or -\\\"a phrase\\\" (drops pages holding "
+     "it), word* (prefix), a OR b (either); anything else is "
+     "words\"}," FILTER_SCHEMA ","
      "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500,"
      "\"default\":20},"
      "\"explain\":{\"type\":\"boolean\"}},\"required\":[\"q\"],"

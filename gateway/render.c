@@ -349,7 +349,8 @@ cg_render_search(cg_buf *out, const json_t *ans, const cg_render_opts *o)
 
 	json_array_foreach(hits, i, h)
 		render_hit(out, i, h, o);
-	if (json_array_size(hits) == 0)
+	if (json_array_size(hits) == 0 ||
+	    json_array_size(json_object_get(ans, "suggestions")) > 0)
 		(void)cg_buf_printf(out, "%s\n", cg_json_str(ans, "note"));
 	render_related(out, json_object_get(ans, "related"));
 	render_conflicts(out, conflicts, hits);

@@ -45,8 +45,10 @@ cg_rank_prepare(cg_rank_ctx *r, const cg_query *q, const cg_gstats *g)
 		r->avgdl[c] = g->nrows > 0 ? (double)g->tot[c] / g->nrows : 1.0;
 	r->nterms = (int)q->n;
 	r->phrase = cg_query_has_phrase(q) ? 1 : 0;
-	for (size_t i = 0; i < q->n && i < CG_QUERY_MAX_TERMS; i++)
+	for (size_t i = 0; i < q->n && i < CG_QUERY_MAX_TERMS; i++) {
 		r->idf[i] = idf(g->df[i], g->nrows);
+		r->alt[i] = q->terms[i].alt;
+	}
 	r->idf_phrase = idf(g->df_phrase, g->nrows);
 	r->last = CG_MATCH_NONE;
 }
@@ -84,19 +86,33 @@ occurs(const struct row *w, int p, int from, int end)
 	return false;
 }
 
+/* ALL counts groups: a group of OR alternatives is met by any of them (a
+ * term without alternatives is a group of one). */
 static enum cg_match
 classify(const cg_rank_ctx *r, const struct row *w)
 {
 	int content = 0;
 	int meta = 0;
+	int groups = 0;
+	int met = 0;
+	bool cur = false; /* the current group is met */
 
 	if (r->phrase && occurs(w, r->nterms, CONTENT_FIRST, CONTENT_END))
 		return CG_MATCH_PHRASE;
 	for (int p = 0; p < r->nterms; p++) {
-		content += occurs(w, p, CONTENT_FIRST, CONTENT_END);
+		bool in = occurs(w, p, CONTENT_FIRST, CONTENT_END);
+
+		content += in;
 		meta += occurs(w, p, META_FIRST, META_END);
+		if (!r->alt[p]) {
+			met += cur;
+			groups++;
+			cur = false;
+		}
+		cur = cur || in;
 	}
-	if (content == r->nterms && r->nterms > 0)
+	met += cur;
+	if (met == groups && r->nterms > 0)
 		return CG_MATCH_ALL;
 	if (content > 0 && r->nterms >= 2)
 		return CG_MATCH_SOME;

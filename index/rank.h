@@ -33,6 +33,8 @@
 typedef struct cg_rank_ctx {
 	int nterms;                     /* phrases 0..nterms-1: the terms */
 	int phrase;                     /* 1: phrase nterms is the phrase */
+	int alt[CG_QUERY_MAX_TERMS];    /* 1: term i is an OR alternative
+	                                 * of term i - 1 (one group) */
 	double idf[CG_QUERY_MAX_TERMS]; /* per term */
 	double idf_phrase;              /* of the whole phrase */
 	double avgdl[CG_NCOLS];         /* average column length, tokens */

@@ -23,6 +23,7 @@
 #include "common/cg_vec.h"
 #include "index/corpus_hits.h"
 #include "index/rank.h"
+#include "index/sketch.h"
 #include "index/snippet.h"
 #include "page/page.h"
 #include "page/source_refs.h"
@@ -39,9 +40,16 @@ cached(cg_index *idx, const char *sql)
 	return cg_index_stmt(idx, sql);
 }
 
-/* Rows whose any column holds the phrase (tokens joined by spaces). */
+/* CG_SEC_SHIFT as SQL text. */
+#define SHIFT_STR(x) #x
+#define SHIFT_OF(x)  SHIFT_STR(x)
+#define SHIFT        SHIFT_OF(CG_SEC_SHIFT)
+
+/* Rows whose any column holds the phrase (tokens joined by spaces), or a
+ * token it begins when prefix. */
 static int
-count_rows(cg_index *idx, const char *phrase, int64_t *out, cg_err *err)
+count_rows(cg_index *idx, const char *phrase, bool prefix, int64_t *out,
+           cg_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	cg_buf expr;
@@ -51,6 +59,8 @@ count_rows(cg_index *idx, const char *phrase, int64_t *out, cg_err *err)
 	(void)cg_buf_putc(&expr, '"');
 	(void)cg_buf_puts(&expr, phrase);
 	rc = cg_buf_putc(&expr, '"');
+	if (rc == 0 && prefix)
+		rc = cg_buf_putc(&expr, '*');
 	if (rc != 0) {
 		cg_buf_fini(&expr);
 		return cg_err_set(err, rc, "search: phrase too long");
@@ -80,13 +90,14 @@ cg_search_stats(cg_index *idx, const cg_query *q, cg_gstats *out, cg_err *err)
 	rc = cg_index_totals(idx, &out->nrows, out->tot, err);
 	out->nterms = q->n;
 	for (size_t i = 0; rc == 0 && i < q->n; i++)
-		rc = count_rows(idx, q->terms[i].text, &out->df[i], err);
+		rc = count_rows(idx, q->terms[i].text, q->terms[i].prefix,
+		                &out->df[i], err);
 	if (rc == 0 && q->n > 1) {
 		char *phrase = cg_query_phrase_text(q);
 
 		if (phrase == NULL)
 			return cg_err_set(err, CG_ENOMEM, "out of memory");
-		rc = count_rows(idx, phrase, &out->df_phrase, err);
+		rc = count_rows(idx, phrase, false, &out->df_phrase, err);
 		free(phrase);
 	} else if (rc == 0 && q->n == 1) {
 		out->df_phrase = out->df[0];
@@ -250,14 +261,22 @@ rank_pass(cg_index *idx, const cg_search_opts *o, const char *expr, cg_cands *c,
 	int rc = 0;
 	int src;
 
-	st = cg_index_stmt(idx, "SELECT rowid, cg_match(sec) FROM sec "
-	                        "WHERE sec MATCH ?1");
+	/* Excluded words drop whole pages (page/query.h), not sections. */
+	st = o->q->exclude == NULL
+	         ? cg_index_stmt(idx, "SELECT rowid, cg_match(sec) FROM sec "
+	                              "WHERE sec MATCH ?1")
+	         : cg_index_stmt(idx, "SELECT rowid, cg_match(sec) FROM sec "
+	                              "WHERE sec MATCH ?1 AND rowid >> " SHIFT
+	                              " NOT IN (SELECT rowid >> " SHIFT
+	                              " FROM sec WHERE sec MATCH ?2)");
 	if (st == NULL)
 		return cg_index_query_fail(idx,
 		                           sqlite3_errcode(cg_index_db(idx)),
 		                           "search prepare", err);
 	cg_rank_prepare(r, o->q, o->g);
 	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
+	if (o->q->exclude != NULL)
+		sqlite3_bind_text(st, 2, o->q->exclude, -1, SQLITE_STATIC);
 	while (rc == 0 && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t rowid = sqlite3_column_int64(st, 0);
 		double score = sqlite3_column_double(st, 1);
@@ -601,7 +620,7 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 
 	st =
 	    cached(idx, "SELECT path, title, category, updated_at, "
-	                "confidence, supersedes, body_hash, claim_key "
+	                "confidence, supersedes, body_hash, claim_key, id "
 	                "FROM pages WHERE claim_key = ?1 AND cg_visible(path)");
 	if (st == NULL)
 		return cg_index_query_fail(idx,
@@ -614,23 +633,31 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 		                  SQLITE_STATIC);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			char hash[32];
+			json_t *page;
 
 			(void)snprintf(
 			    hash, sizeof(hash), "%016llx",
 			    (unsigned long long)sqlite3_column_int64(st, 6));
-			json_array_append_new(
-			    out,
-			    json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, "
-			              "s:s, s:o}",
-			              "source", cg_index_source(idx), "path",
-			              (const char *)sqlite3_column_text(st, 0),
-			              "title", cg_index_col_text(st, 1),
-			              "category", cg_index_col_text(st, 2),
-			              "updated_at", cg_index_col_text(st, 3),
-			              "confidence", cg_index_col_text(st, 4),
-			              "supersedes", cg_index_col_json(st, 5),
-			              "body_hash", hash, "claim_key",
-			              cg_index_col_text(st, 7)));
+			page = json_pack(
+			    "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, "
+			    "s:s, s:o}",
+			    "source", cg_index_source(idx), "path",
+			    (const char *)sqlite3_column_text(st, 0), "title",
+			    cg_index_col_text(st, 1), "category",
+			    cg_index_col_text(st, 2), "updated_at",
+			    cg_index_col_text(st, 3), "confidence",
+			    cg_index_col_text(st, 4), "supersedes",
+			    cg_index_col_json(st, 5), "body_hash", hash,
+			    "claim_key", cg_index_col_text(st, 7));
+			/* An implicit key (category|title) carries the body's
+			 * sketch: federation/conflict.c pairs such pages of
+			 * two sources only when they are copies. */
+			if (strncmp(json_string_value(k), "claim:", 6) != 0)
+				json_object_set_new(
+				    page, "sketch",
+				    cg_sketch_page(
+				        idx, sqlite3_column_int64(st, 8), err));
+			json_array_append_new(out, page);
 		}
 		sqlite3_reset(st);
 	}

@@ -114,7 +114,8 @@ int cg_search_run(cg_index *idx, const cg_search_opts *o, json_t *hits,
 
 /* Appends to out the pages whose claim key is one of keys (a JSON array
  * of strings): {source, path, title, category, updated_at, confidence,
- * supersedes, body_hash, claim_key}. */
+ * supersedes, body_hash, claim_key}, and for an implicit key (not
+ * "claim:...") the body's sketch (index/sketch.h). */
 int cg_search_claims(cg_index *idx, const json_t *keys, json_t *out,
                      cg_err *err);
 

@@ -46,6 +46,7 @@ struct phrase {
 	const char *tok[MAX_PTOK];
 	int len[MAX_PTOK];
 	int n;
+	int prefix; /* 1: the last token matches any token it begins */
 };
 
 /* An instance of a phrase, in the order FTS5 reports them: by column,
@@ -129,12 +130,13 @@ column_fini(struct column *c)
 /* --- phrases and instances ------------------------------------------ */
 
 static void
-add_phrase(struct snip *s, const char *text)
+add_phrase(struct snip *s, const char *text, int prefix)
 {
 	struct phrase *p = &s->ph[s->nph++];
 	const char *t = text;
 
 	p->n = 0;
+	p->prefix = prefix;
 	while (*t != '\0' && p->n < MAX_PTOK) {
 		const char *sp = strchr(t, ' ');
 		int len = sp ? (int)(sp - t) : (int)strlen(t);
@@ -158,11 +160,11 @@ expression(struct snip *s, const cg_query *q, enum cg_match m)
 	if (m == CG_MATCH_PHRASE) {
 		if (!cg_query_has_phrase(q))
 			return false;
-		add_phrase(s, q->phrase);
+		add_phrase(s, q->phrase, 0);
 		return true;
 	}
 	for (size_t i = 0; i < q->n && s->nph < MAX_PHRASES; i++)
-		add_phrase(s, q->terms[i].text);
+		add_phrase(s, q->terms[i].text, q->terms[i].prefix);
 	return true;
 }
 
@@ -174,7 +176,9 @@ phrase_at(const struct column *c, const struct phrase *p, size_t off)
 	for (int k = 0; k < p->n; k++) {
 		const struct tok *t = &c->v[off + (size_t)k];
 
-		if (t->ntext != p->len[k] ||
+		bool pre = p->prefix && k == p->n - 1;
+
+		if ((pre ? t->ntext < p->len[k] : t->ntext != p->len[k]) ||
 		    memcmp(c->arena.data + t->text, p->tok[k],
 		           (size_t)p->len[k]) != 0)
 			return false;

@@ -32,6 +32,7 @@ static const struct op {
     {"search", cg_op_search, false},
     {"fetch", cg_op_fetch, false},
     {"claims", cg_op_claims, false},
+    {"suggest", cg_op_suggest, false},
     {"problems", cg_op_problems, false},
     {"read", cg_op_read, false},
     {"peek", cg_op_peek, false},

@@ -16,7 +16,7 @@
  * proto/limits.h.
  *
  * The handlers live by family: ops_search.c, ops_page.c, ops_links.c,
- * ops_walk.c, ops_grep.c, ops_corpus.c.
+ * ops_walk.c, ops_grep.c, ops_corpus.c, ops_suggest.c.
  *
  * May be included by node/ only (dispatch.c and the ops_*.c files): the
  * layers above reach the operations through cg_node_handle (dispatch.h).
@@ -58,6 +58,11 @@ typedef int cg_op_fn(cg_node *n, const json_t *args, json_t *res, cg_err *err);
  *            keys (for the conflict check).
  *   problems {} -> {problems[]}: what the last syncs could not index.
  * An index found corrupt is rebuilt once and the operation retried.
+ *
+ * Suggestions (ops_suggest.c):
+ *   suggest  {words[]} -> {per_source: {name: {word: {df, near: [{w, df,
+ *            d}]}}}}: per source in scope, the index's words close to
+ *            each (index/suggest.h); nothing under an access policy.
  */
 cg_op_fn cg_op_sync;
 cg_op_fn cg_op_stats;
@@ -65,6 +70,7 @@ cg_op_fn cg_op_search;
 cg_op_fn cg_op_fetch;
 cg_op_fn cg_op_claims;
 cg_op_fn cg_op_problems;
+cg_op_fn cg_op_suggest;
 
 /*
  * Pages (ops_page.c):

@@ -4,13 +4,29 @@
  * User text never reaches FTS5 syntax raw: it is tokenized with the project
  * tokenizer (token.h) and every term is emitted as a double-quoted FTS5
  * string, so quotes, '*', '-', NEAR, AND/OR/NOT, ':' and brackets are plain
- * text.  A term is either one Latin token or one maximal run of adjacent CJK
- * characters (matched as a phrase of its characters).
+ * text unless they are the query syntax below.  A term is one Latin token,
+ * one maximal run of adjacent CJK characters (matched as a phrase of its
+ * characters), or one quoted phrase.
+ *
+ * The query syntax (README "Query syntax"; the only operators there are):
+ *   "exact phrase"  one term, matched as a phrase and required: only rows
+ *                   holding it are hits;
+ *   -word, -"a b"   exclusion: pages holding it anywhere are dropped
+ *                   (q->exclude; index/search.c drops the pages);
+ *   word*           prefix: the last token of the chunk matches any token
+ *                   it begins (not for CJK, not inside quotes);
+ *   a OR b          alternatives: a row needs one of them where it would
+ *                   need each word (in capitals; OR OR is one OR; an OR
+ *                   first or last is the word "or").
+ * Anything else is text: a '"' without a partner, a lone '-' or '*',
+ * "NOT", "NEAR(", "title:", '{', '^', control bytes.  A query of
+ * exclusions only is an error (nothing to rank).
  *
  * The four match classes of SPEC 4.1 each get an expression:
  *   CG_MATCH_PHRASE  all tokens, in order, as one phrase, in the content
  *                    columns (title, headings, body);
- *   CG_MATCH_ALL     every term, anywhere in the content columns;
+ *   CG_MATCH_ALL     every term (one of each OR group), anywhere in the
+ *                    content columns;
  *   CG_MATCH_SOME    at least one term in the content columns;
  *   CG_MATCH_META    at least one term in the frontmatter columns only
  *                    (tags, meta).
@@ -20,16 +36,18 @@
  *   terms foo, bar), so ALL/SOME/META never weigh a word twice.  The PHRASE
  *   class uses q->phrase, which keeps every token (and is not cut at
  *   CG_QUERY_MAX_TERMS), so the exact phrase stays exact.
+ * - There is no PHRASE class when the query has an OR or a prefix term
+ *   (the tokens in order mean nothing then).
+ * - Inside an OR group a quoted phrase is an alternative, not required.
  * - Only the first CG_QUERY_MAX_TOKENS tokens are read (truncated is set):
  *   a hostile query of 2000 one-letter words or 1300 CJK characters cost
  *   0.5-2 s per query on the 9k-page tldr index without this cap.
  * - CJK characters separated by anything (a space, punctuation) are
  *   separate terms: "限 衍" is two terms, "限衍" one.
- * - No prefix matching: no '*' is ever emitted; a term matches whole
- *   tokens only.
  * - Expressions look like
  *     PHRASE  {title headings body} : "a b 限 衍"
- *     ALL     {title headings body} : ("a" "b" "限 衍")
+ *     ALL     {title headings body} : ("a" "b"* "限 衍"), or with OR
+ *             {title headings body} : ("a" AND ("b" OR "c") AND "d")
  *     SOME    {title headings body} : ("a" OR "b" OR "限 衍")
  *     META    {tags meta} : ("a" OR "b" OR "限 衍")
  *
@@ -63,6 +81,9 @@ typedef struct cg_qterm {
 	char *text; /* folded tokens joined by ' '; a CJK run is "限 衍" */
 	int ntok;   /* number of tokens in the term */
 	int cjk;    /* 1 when the term is a CJK run */
+	int prefix; /* 1: matches any token it begins ("word*") */
+	int quoted; /* 1: typed in quotes; required unless in an OR group */
+	int alt;    /* 1: an alternative of the previous term (a OR b) */
 } cg_qterm;
 
 typedef struct cg_query {
@@ -72,12 +93,17 @@ typedef struct cg_query {
 	                * CG_QUERY_MAX_TOKENS were dropped */
 	char *phrase;  /* owned: every token in order, duplicates kept, joined
 	                * by ' ' ("a b 限 衍"); NULL when n == 0 */
+	int nophrase;  /* 1: an OR or a prefix term; no PHRASE class */
+	char *exclude; /* owned FTS5 expression of the excluded phrases
+	                * ("x" OR "a b" OR "y"*), or NULL */
+	int nexclude;  /* excluded units (at most CG_QUERY_MAX_TERMS) */
 } cg_query;
 
 /*
  * Parses user text.  Empty or all-punctuation text gives n == 0 (not an
- * error).  Text over CG_QUERY_MAX_BYTES gives CG_ETOOBIG; invalid UTF-8
- * bytes are separators.
+ * error).  Text over CG_QUERY_MAX_BYTES gives CG_ETOOBIG, exclusions
+ * without a word to look for CG_EINVAL; invalid UTF-8 bytes are
+ * separators.
  */
 int cg_query_parse(cg_query *q, const char *text, cg_err *err);
 void cg_query_fini(cg_query *q);
@@ -106,12 +132,13 @@ bool cg_query_has_phrase(const cg_query *q);
 /*
  * The expression of a ranking pass (index/search.c): every term, in query
  * order, over all five columns, joined by OR (all false: every row any
- * class matches) or AND (all true: the rows that hold every term, the
- * only ones that can be PHRASE or ALL), then, when cg_query_has_phrase(),
- * the whole phrase: "t1" OR "t2" ... OR "p1 p2 ...", or
- * "t1" AND "t2" ... AND ("p1 p2 ..." OR "t1").  Phrase i of the expression
- * is term i, phrase n the whole phrase; the ranking function tells each
- * row's class from their instances (a repeated phrase after n is
+ * class matches) or AND (all true: the rows that hold every term, or one
+ * of each OR group, the only ones that can be PHRASE or ALL), then, when
+ * cg_query_has_phrase(), the whole phrase: "t1" OR "t2" ... OR "p1 p2 ...",
+ * or "t1" AND ("t2" OR "t3") ... AND ("p1 p2 ..." OR "t1").  Under OR,
+ * required (quoted) terms are added after: (...) AND "q1" AND "q2".  Phrase i
+ * of the expression is term i, phrase n the whole phrase; the ranking function
+ * tells each row's class from their instances (a repeated phrase after n is
  * ignored).  malloc'd; NULL when n == 0 or on allocation failure.
  */
 char *cg_query_fts_pass(const cg_query *q, bool all);

@@ -5,10 +5,12 @@
 
 #include <fnmatch.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/cg_buf.h"
 #include "common/cg_err.h"
+#include "common/cg_utf8.h"
 
 static int
 globs_ok(const json_t *a)
@@ -84,16 +86,31 @@ any_match(const json_t *globs, const char *uri)
 	return false;
 }
 
+/* The rule over a uri as the patterns are written: not percent-encoded. */
+static bool
+allows_raw(const cg_acl *acl, const char *uri)
+{
+	if (json_is_array(acl->allow) && !any_match(acl->allow, uri))
+		return false;
+	return !any_match(acl->deny, uri);
+}
+
 bool
 cg_acl_allows_uri(const cg_acl *acl, const char *uri)
 {
+	char *raw;
+	bool ok;
+
 	if (acl == NULL)
 		return true;
 	if (uri == NULL)
 		return false;
-	if (json_is_array(acl->allow) && !any_match(acl->allow, uri))
-		return false;
-	return !any_match(acl->deny, uri);
+	/* Answers carry encoded uris (federation/uri.h); one that does not
+	 * decode is hidden. */
+	raw = cg_pct_decode(uri, strlen(uri), true);
+	ok = raw != NULL && allows_raw(acl, raw);
+	free(raw);
+	return ok;
 }
 
 bool
@@ -113,7 +130,7 @@ cg_acl_allows(const cg_acl *acl, const char *source, const char *path)
 		cg_buf_fini(&b);
 		return false;
 	}
-	ok = cg_acl_allows_uri(acl, b.data);
+	ok = allows_raw(acl, b.data);
 	cg_buf_fini(&b);
 	return ok;
 }

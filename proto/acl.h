@@ -38,6 +38,8 @@ json_t *cg_acl_json(const cg_acl *acl, const char *workspace);
 /* True when the policy restricts anything. */
 bool cg_acl_active(const cg_acl *acl);
 
+/* uri as answers carry it, percent-encoded (federation/uri.h): decoded,
+ * then matched; a uri that does not decode is not allowed. */
 bool cg_acl_allows_uri(const cg_acl *acl, const char *uri);
 /* The page source/path in acl->workspace. */
 bool cg_acl_allows(const cg_acl *acl, const char *source, const char *path);

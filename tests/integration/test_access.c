@@ -256,6 +256,10 @@ static const char *const routes[] = {
     "/v1/search?q=refund%20policy",
     "/v1/grep?pattern=" SECRET_WORD,
     "/v1/read?uri=cg%3A%2F%2Facme%2Fhandbook%2Fdocs%2Fsecret.md",
+    /* "Did you mean" must not offer a hidden page's word. */
+    "/v1/search?q=quasr",
+    "/v1/search?q=marmut",
+    "/v1/search?q=narwal",
 };
 
 #define NROUTES (sizeof(routes) / sizeof(routes[0]))
@@ -451,6 +455,29 @@ test_no_draft_token(void **state)
 	}
 }
 
+/* Unrestricted, the misspelled hidden words are suggested: the routes
+ * above would show a leak. */
+static void
+test_admin_gets_suggestions(void **state)
+{
+	static const char *const q[][2] = {{"quasr", DRAFT_WORD},
+	                                   {"marmut", WEB_WORD},
+	                                   {"narwal", SECRET_WORD}};
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		char path[64];
+		char *body = NULL;
+
+		(void)snprintf(path, sizeof(path), "/v1/search?q=%s", q[i][0]);
+		assert_int_equal(http(TOK_ADMIN, path, NULL, &body), 200);
+		if (strstr(body, q[i][1]) == NULL)
+			fail_msg("no suggestion %s for %s: %s", q[i][1],
+			         q[i][0], body);
+		free(body);
+	}
+}
+
 static void
 test_visible_pages_still_answer(void **state)
 {
@@ -609,6 +636,7 @@ main(void)
 	    cmocka_unit_test(test_billing_only_token),
 	    cmocka_unit_test(test_no_draft_token),
 	    cmocka_unit_test(test_visible_pages_still_answer),
+	    cmocka_unit_test(test_admin_gets_suggestions),
 	    cmocka_unit_test(test_hidden_is_not_found),
 	    cmocka_unit_test(test_mcp_tools_filtered),
 	};

@@ -2,8 +2,11 @@
  * test_conflicts.c - the contradiction rule of SPEC 4.2 end to end through
  * the CLI: older-high beats newer-medium (the guild lint fixture's case,
  * rebuilt with our own pages), newer wins otherwise, supersedes wins
- * outright, identical bodies are no conflict, and a conflict between two
- * sub-guilds is found across sources.
+ * outright, identical bodies are no conflict, a conflict between two
+ * sub-guilds is found across sources when one page is a copy of the other
+ * (the refund window), not when two repositories' pages only share a
+ * title (their retry policies), and an explicit claim key pairs pages
+ * wherever they are.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +73,25 @@ setup(void **state)
 	cgt_page(ws, "web/.guild/wiki/standards/refunds.md",
 	         "type: standard\nconfidence: medium\nupdated_at: 2026-06-10",
 	         "# Refund Window\n\nRefunds are accepted for 14 days.\n");
+	/* Two teams' own pages that share a title, not a subject: an
+	 * implicit key across repositories, no copy, no conflict. */
+	cgt_page(ws, "billing/.guild/wiki/standards/retry-policy.md",
+	         "type: standard\nupdated_at: 2026-01-10",
+	         "# Retry Policy\n\nCharges are retried once with the same "
+	         "idempotency key; a declined card is never retried.\n");
+	cgt_page(ws, "web/.guild/wiki/standards/retry-policy.md",
+	         "type: standard\nupdated_at: 2026-03-10",
+	         "# Retry Policy\n\nBrowser fetches back off exponentially "
+	         "from 200 ms up to five attempts while offline.\n");
+	/* An explicit claim key pairs pages wherever they are, whatever
+	 * their titles and words. */
+	cgt_page(ws, "billing/.guild/wiki/decisions/tls.md",
+	         "type: decision\nclaim: minimum-tls\nupdated_at: 2026-01-01",
+	         "# Billing transport\n\nWe require TLS 1.2 at least.\n");
+	cgt_page(ws, "web/.guild/wiki/context/edge.md",
+	         "type: context\nclaim: minimum-tls\nupdated_at: 2026-02-01",
+	         "# Edge setup\n\nThe edge accepts only version 1.3 "
+	         "handshakes.\n");
 	return 0;
 }
 
@@ -183,6 +205,44 @@ test_conflict_across_subguilds(void **state)
 	json_decref(ans);
 }
 
+/* Same implicit key in two repositories, different pages: no conflict,
+ * and no "run a lint pass" followup. */
+static void
+test_same_title_elsewhere_is_no_conflict(void **state)
+{
+	json_t *ans = cgt_query(ws, cache, "retry policy", NULL);
+	size_t i;
+	const json_t *h;
+	int n = 0;
+
+	json_array_foreach(json_object_get(ans, "hits"), i, h)
+		n += strcmp(s(h, "title"), "Retry Policy") == 0;
+	assert_int_equal(n, 2);
+	json_array_foreach(json_object_get(ans, "conflicts"), i, h)
+		assert_string_not_equal(s(h, "title"), "Retry Policy");
+	json_decref(ans);
+	/* their words alone: no conflict at all, no lint followup */
+	ans = cgt_query(ws, cache, "idempotency OR offline", NULL);
+	assert_int_equal(json_array_size(json_object_get(ans, "hits")), 2);
+	assert_int_equal(json_array_size(json_object_get(ans, "conflicts")), 0);
+	assert_false(has_conflict_followup(ans));
+	json_decref(ans);
+}
+
+static void
+test_explicit_claim_across_repositories(void **state)
+{
+	json_t *ans = cgt_query(ws, cache, "tls", NULL);
+	const json_t *c;
+
+	assert_int_equal(json_array_size(json_object_get(ans, "conflicts")), 1);
+	c = json_array_get(json_object_get(ans, "conflicts"), 0);
+	assert_string_equal(s(c, "claim_key"), "claim:minimum-tls");
+	assert_int_equal(json_array_size(json_object_get(c, "pages")), 2);
+	assert_non_null(strstr(s(c, "winner"), "context/edge.md"));
+	json_decref(ans);
+}
+
 static void
 test_partner_outside_hits_still_listed(void **state)
 {
@@ -206,6 +266,8 @@ main(void)
 	    cmocka_unit_test(test_same_body_no_conflict),
 	    cmocka_unit_test(test_conflict_across_subguilds),
 	    cmocka_unit_test(test_partner_outside_hits_still_listed),
+	    cmocka_unit_test(test_same_title_elsewhere_is_no_conflict),
+	    cmocka_unit_test(test_explicit_claim_across_repositories),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -133,7 +133,9 @@ write_pages(void)
 	cgt_page(ws, "billing/.guild/wiki/decisions/freeze.md",
 	         "type: decision\nowner: payments\nconfidence: low\n"
 	         "updated_at: 2025-12-01",
-	         "# Deploy Freeze\n\nNo deploys on Fridays.\n");
+	         "# Deploy Freeze\n\nDeploys pause during the holiday freeze "
+	         "and on Fridays; ask the release manager for an "
+	         "exception.\n");
 	cgt_write(ws, "web/.git/HEAD", "ref: refs/heads/main\n");
 	cgt_page(ws, "web/.guild/wiki/standards/refunds.md",
 	         "type: standard\nowner: frontend\nconfidence: medium\n"
@@ -154,7 +156,7 @@ write_pages(void)
 	         "type: decision\nowner: sre\nconfidence: high\n"
 	         "updated_at: 2026-05-20",
 	         "# Deploy Freeze\n\nDeploys pause during the holiday freeze "
-	         "only.\n");
+	         "only; ask the release manager for an exception.\n");
 	cgt_page(ws, "ops/.guild/wiki/standards/oncall.md",
 	         "type: standard\nowner: sre\nconfidence: medium\n"
 	         "updated_at: 2026-02-15\ntags: [oncall, deploy]",
@@ -858,7 +860,8 @@ assert_conflicts(const json_t *ans)
 	                    "cg://acme/billing/.guild/wiki/standards/"
 	                    "refunds.md");
 	assert_true(strncmp(str(refund, "resolution"), "older wins", 10) == 0);
-	/* billing (2025-12-01, low) vs ops (2026-05-20, high): newer. */
+	/* billing (2025-12-01, low) vs ops (2026-05-20, high), one decision
+	 * copied into two sub-guilds and edited apart: newer. */
 	assert_non_null(freeze);
 	assert_int_equal(json_array_size(json_object_get(freeze, "pages")), 2);
 	assert_string_equal(str(freeze, "winner"),

@@ -126,7 +126,7 @@ test_fts_syntax_is_text(void **state)
 	    "C++",      "\"unbalanced", "foo AND",     "a:b",   "NEAR(",
 	    "*",        "e-mail",       "admin@x.org", "what?", "AND",
 	    "started:", "''",           "foo NOT bar", "(((",   ")",
-	    "^",        "{title}: x",   "\"\"\"",      "-x",    "NOT",
+	    "^",        "{title}: x",   "\"\"\"",      "x -",   "NOT",
 	};
 
 	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {

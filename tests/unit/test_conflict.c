@@ -5,7 +5,8 @@
  * in supersedes wins outright (by slug, path suffix or title); equal
  * dates fall to the higher confidence, then to the uri; a group of three
  * is settled pairwise with every page listed; equal bodies are no
- * conflict.
+ * conflict; an implicit key pairs two sources only for copies (by the
+ * body sketches), an explicit one wherever it is.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -216,6 +217,117 @@ test_no_conflict(void **state)
 	json_decref(keyless);
 }
 
+/* Sets p's source, key and a sketch of 64 values: the first `same` equal
+ * to base's, the rest its own. */
+static json_t *
+placed(json_t *p, const char *source, const char *key, int same, int own)
+{
+	json_t *sk = json_array();
+
+	for (int i = 0; i < 64; i++)
+		json_array_append_new(
+		    sk, json_integer(i < same ? i : own * 1000 + i));
+	json_object_set_new(p, "source", json_string(source));
+	json_object_set_new(p, "claim_key", json_string(key));
+	json_object_set_new(p, "sketch", sk);
+	return p;
+}
+
+static size_t
+nconflicts(json_t *pages)
+{
+	json_t *cs = cg_conflicts_find(pages);
+	size_t n = json_array_size(cs);
+
+	json_decref(cs);
+	json_decref(pages);
+	return n;
+}
+
+/* An implicit key pairs two sources only for copies (sketches sharing at
+ * least half); one source always; an explicit key always. */
+static void
+test_implicit_key_scope(void **state)
+{
+	const char *k = "standard|retry policy";
+
+	(void)state;
+	/* two repositories, different pages: no conflict */
+	assert_int_equal(
+	    nconflicts(json_pack(
+	        "[o, o]",
+	        placed(page("a.md", "2024-01-01", "", "1"), "mobile", k, 10, 1),
+	        placed(page("b.md", "2024-06-01", "", "2"), "payments", k, 10,
+	               2))),
+	    0);
+	/* two repositories, a copy edited apart: a conflict */
+	assert_int_equal(
+	    nconflicts(json_pack(
+	        "[o, o]",
+	        placed(page("a.md", "2024-01-01", "", "1"), "mobile", k, 40, 1),
+	        placed(page("b.md", "2024-06-01", "", "2"), "payments", k, 40,
+	               2))),
+	    1);
+	/* one repository: a conflict whatever the words */
+	assert_int_equal(
+	    nconflicts(json_pack(
+	        "[o, o]",
+	        placed(page("a.md", "2024-01-01", "", "1"), "mobile", k, 0, 1),
+	        placed(page("b.md", "2024-06-01", "", "2"), "mobile", k, 0,
+	               2))),
+	    1);
+	/* no sketch across repositories: not paired */
+	{
+		json_t *a =
+		    placed(page("a.md", "2024-01-01", "", "1"), "m", k, 64, 1);
+		json_t *b =
+		    placed(page("b.md", "2024-06-01", "", "2"), "p", k, 64, 2);
+
+		json_object_del(b, "sketch");
+		assert_int_equal(nconflicts(json_pack("[o, o]", a, b)), 0);
+	}
+	/* an explicit key: a conflict across repositories, no sketch */
+	{
+		json_t *a = placed(page("a.md", "2024-01-01", "", "1"), "m",
+		                   "claim:tls", 0, 1);
+		json_t *b = placed(page("b.md", "2024-06-01", "", "2"), "p",
+		                   "claim:tls", 0, 2);
+
+		json_object_del(a, "sketch");
+		json_object_del(b, "sketch");
+		assert_int_equal(nconflicts(json_pack("[o, o]", a, b)), 1);
+	}
+}
+
+/* Three repositories: the copy pair conflicts, the third page is left
+ * out of it (not a member with a different subject). */
+static void
+test_implicit_key_groups(void **state)
+{
+	const char *k = "standard|retry policy";
+	json_t *pages = json_pack(
+	    "[o, o, o]",
+	    placed(page("a.md", "2024-01-01", "", "1"), "s1", k, 50, 1),
+	    placed(page("b.md", "2024-02-01", "", "2"), "s2", k, 50, 2),
+	    placed(page("c.md", "2024-03-01", "", "3"), "s3", k, 5, 3));
+	json_t *cs = cg_conflicts_find(pages);
+	const json_t *c = json_array_get(cs, 0);
+
+	(void)state;
+	assert_int_equal(json_array_size(cs), 1);
+	assert_int_equal(json_array_size(json_object_get(c, "pages")), 2);
+	/* the two copies, the newer winning; c.md is not in it */
+	assert_non_null(
+	    strstr(json_string_value(json_object_get(c, "winner")), "b.md"));
+	for (size_t i = 0; i < 2; i++)
+		assert_null(strstr(
+		    json_string_value(json_object_get(
+		        json_array_get(json_object_get(c, "pages"), i), "uri")),
+		    "c.md"));
+	json_decref(cs);
+	json_decref(pages);
+}
+
 static void
 test_confidence_rank(void **state)
 {
@@ -238,6 +350,8 @@ main(void)
 	    cmocka_unit_test(test_mutual_supersedes_falls_to_dates),
 	    cmocka_unit_test(test_equal_dates),
 	    cmocka_unit_test(test_three_pages),
+	    cmocka_unit_test(test_implicit_key_scope),
+	    cmocka_unit_test(test_implicit_key_groups),
 	    cmocka_unit_test(test_no_conflict),
 	    cmocka_unit_test(test_confidence_rank),
 	};

@@ -91,13 +91,17 @@ setup(void **state)
 		cgt_write(ws, marker, "ref: refs/heads/main\n");
 		write_pages(subs[k], k * 25, 25);
 	}
-	/* One subject in two sub-guilds, only one page of it about retries. */
+	/* One standard copied into two sub-guilds and edited apart (a
+	 * conflict: federation/conflict.c), only one of them saying "three
+	 * times". */
 	cgt_page(ws, "a/.guild/wiki/standards/retry-policy.md",
 	         "type: standard\nupdated_at: 2026-05-01\nconfidence: high",
-	         "# Retry policy\n\nRetry three times.\n");
+	         "# Retry policy\n\nRetry three times before giving up on the "
+	         "upstream call and log the failure.\n");
 	cgt_page(ws, "c/.guild/wiki/standards/retry-policy.md",
 	         "type: standard\nupdated_at: 2026-06-01",
-	         "# Retry policy\n\nNever repeat a request.\n");
+	         "# Retry policy\n\nRetry 5 attempts before giving up on the "
+	         "upstream call and log the failure.\n");
 	return 0;
 }
 

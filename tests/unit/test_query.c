@@ -1,6 +1,7 @@
 /*
- * test_query.c - unit tests of the query sanitizer (node/query.c): term
- * grouping, caps, the exact expressions of each match class, and that
+ * test_query.c - unit tests of the query sanitizer (page/query.c): term
+ * grouping, caps, the exact expressions of each match class, the query
+ * syntax ("phrase", -word, word*, OR) and its hostile variants, and that
  * hostile user text always yields expressions a real FTS5 table accepts
  * and reads as plain text.
  *
@@ -99,6 +100,38 @@ search(sqlite3 *db, const char *text, enum cg_match m)
 }
 
 #define ROW(r) (1u << (r))
+
+/* Rows a ranking pass of q gives (all: the AND pass), less the rows of
+ * q's exclusions, as index/search.c runs it (there per page). */
+static unsigned
+pass(sqlite3 *db, const cg_query *q, int all)
+{
+	char *expr = cg_query_fts_pass(q, all != 0);
+	unsigned rows = 0;
+
+	if (expr == NULL)
+		return 0;
+	rows = run_expr(db, expr);
+	if (q->exclude != NULL)
+		rows &= ~run_expr(db, q->exclude);
+	free(expr);
+	return rows;
+}
+
+/* The rows of text's ranking passes: the AND pass, else the OR pass. */
+static unsigned
+query_rows(sqlite3 *db, const char *text, int all)
+{
+	cg_query q;
+	cg_err err;
+	unsigned rows;
+
+	cg_err_clear(&err);
+	assert_int_equal(cg_query_parse(&q, text, &err), 0);
+	rows = pass(db, &q, all);
+	cg_query_fini(&q);
+	return rows;
+}
 
 static void
 test_terms(void **state)
@@ -357,13 +390,61 @@ test_hostile_accepted(void **state)
 	    "\\",
 	    "%",
 	    "a;b",
+	    "OR OR",
+	    "a OR OR b",
+	    "a OR b c",
+	    "a OR OR b OR",
+	    "x y OR z* \"p q\" OR w",
+	    "OR a",
+	    "a OR",
+	    "-",
+	    "- -",
+	    "--",
+	    "-*",
+	    "**",
+	    "\"a b",
+	    "a b\"",
+	    "\"\"",
+	    "\"\" OR \"\"",
+	    "-\"a b\"",
+	    "-\"\" foo",
+	    "-\"unbalanced",
+	    "foo* -bar*",
+	    "\"a\"\"b\"",
+	    "(a OR b)",
+	    "a OR -b c",
+	    "title:foo*",
+	    "NEAR(a b)*",
+	    "{title}: -x y",
+	    "\x01"
+	    "foo\x1f\x7f bar\x02",
+	    "\"foo\x01"
+	    "bar\"",
+	    "foo -\x01",
+	    "限衍* OR 义",
+	    "-限衍 foo",
 	};
 	sqlite3 *db = open_table();
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++)
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		cg_query q;
+		cg_err err;
+		int rc;
+
+		cg_err_clear(&err);
+		rc = cg_query_parse(&q, hostile[i], &err);
+		if (rc == CG_EINVAL) { /* exclusions only: a clear error */
+			assert_non_null(strstr(err.msg, "only excludes"));
+			continue;
+		}
+		assert_int_equal(rc, 0);
 		for (size_t c = 0; c < 4; c++)
 			(void)search(db, hostile[i], classes[c]);
+		for (int all = 0; all < 2; all++)
+			(void)pass(db, &q, all);
+		cg_query_fini(&q);
+	}
 	sqlite3_close(db);
 }
 
@@ -384,7 +465,8 @@ test_hostile_as_text(void **state)
 	assert_int_equal(search(db, "what?", CG_MATCH_ALL), ROW(5));
 	assert_int_equal(search(db, "started:", CG_MATCH_ALL), ROW(5));
 	assert_int_equal(search(db, "NEAR(", CG_MATCH_ALL), ROW(5));
-	assert_int_equal(search(db, "-foo", CG_MATCH_ALL),
+	/* "foo-" is not an exclusion: the words of it */
+	assert_int_equal(search(db, "foo-", CG_MATCH_ALL),
 	                 ROW(1) | ROW(4) | ROW(5));
 	/* the phrase is ordered; ALL is not */
 	assert_int_equal(search(db, "foo bar", CG_MATCH_PHRASE), ROW(1));
@@ -398,8 +480,10 @@ test_hostile_as_text(void **state)
 	assert_int_equal(search(db, "ops", CG_MATCH_META), ROW(4));
 	assert_int_equal(search(db, "foo", CG_MATCH_META), 0);
 	assert_int_equal(search(db, "rust", CG_MATCH_SOME), 0);
-	/* no prefix matching */
-	assert_int_equal(search(db, "fo*", CG_MATCH_SOME), 0);
+	/* '*' inside a word or alone is a separator, not a prefix */
+	assert_int_equal(search(db, "fo*o", CG_MATCH_SOME), 0);
+	assert_int_equal(search(db, "* foo", CG_MATCH_ALL),
+	                 ROW(1) | ROW(4) | ROW(5));
 	sqlite3_close(db);
 }
 
@@ -410,7 +494,7 @@ test_quote_doubling(void **state)
 	char t0[] = "a\"b";
 	char t1[] = "\"";
 	char phrase[] = "a\"b \"";
-	cg_qterm terms[2] = {{t0, 1, 0}, {t1, 1, 0}};
+	cg_qterm terms[2] = {{.text = t0, .ntok = 1}, {.text = t1, .ntok = 1}};
 	cg_query q = {.terms = terms, .n = 2, .phrase = phrase};
 	sqlite3 *db = open_table();
 	char *e;
@@ -424,6 +508,189 @@ test_quote_doubling(void **state)
 	assert_string_equal(e, "{title headings body} : \"a\"\"b \"\"\"");
 	(void)run_expr(db, e);
 	free(e);
+	sqlite3_close(db);
+}
+
+/* "exact phrase": one term, required in the OR pass too. */
+static void
+test_syntax_phrase(void **state)
+{
+	sqlite3 *db = open_table();
+	cg_query q;
+	char *e;
+
+	(void)state;
+	assert_int_equal(cg_query_parse(&q, "\"Bar Baz\" foo", NULL), 0);
+	assert_int_equal(q.n, 2);
+	assert_string_equal(q.terms[0].text, "bar baz");
+	assert_int_equal(q.terms[0].ntok, 2);
+	assert_int_equal(q.terms[0].quoted, 1);
+	assert_string_equal(q.phrase, "bar baz foo");
+	e = cg_query_fts_pass(&q, false);
+	assert_string_equal(e, "(\"bar baz\" OR \"foo\" OR \"bar baz foo\")"
+	                       " AND \"bar baz\"");
+	free(e);
+	cg_query_fini(&q);
+	/* only rows with the phrase, in either pass: 4 has "bar foo" */
+	assert_int_equal(query_rows(db, "\"foo bar\"", 0), ROW(1));
+	assert_int_equal(query_rows(db, "\"foo bar\" rust", 0), ROW(1));
+	assert_int_equal(query_rows(db, "\"bar foo\" baz", 0), ROW(4));
+	assert_int_equal(query_rows(db, "\"foo baz\"", 0), 0);
+	/* unquoted, the same words find both */
+	assert_int_equal(query_rows(db, "foo bar", 0),
+	                 ROW(1) | ROW(4) | ROW(5));
+	/* a quoted single word is required */
+	assert_int_equal(query_rows(db, "\"rust\" foo", 0), ROW(4));
+	/* unbalanced: the quote is text, the words are words */
+	assert_int_equal(query_rows(db, "\"foo baz", 1), ROW(1));
+	assert_int_equal(query_rows(db, "foo baz\"", 1), ROW(1));
+	sqlite3_close(db);
+}
+
+/* -word and -"a b" drop rows; a lone '-' is text. */
+static void
+test_syntax_exclude(void **state)
+{
+	sqlite3 *db = open_table();
+	cg_query q;
+	cg_err err;
+
+	(void)state;
+	assert_int_equal(cg_query_parse(&q, "foo -Rust -\"baz x\" -ma*", NULL),
+	                 0);
+	assert_int_equal(q.n, 1);
+	assert_string_equal(q.terms[0].text, "foo");
+	assert_string_equal(q.phrase, "foo");
+	assert_int_equal(q.nexclude, 3);
+	assert_string_equal(q.exclude, "\"rust\" OR \"baz x\" OR \"ma\"*");
+	cg_query_fini(&q);
+	assert_int_equal(query_rows(db, "foo -rust", 0), ROW(1) | ROW(5));
+	assert_int_equal(query_rows(db, "foo -\"foo bar\"", 0),
+	                 ROW(4) | ROW(5));
+	assert_int_equal(query_rows(db, "foo -bar", 0), ROW(5));
+	assert_int_equal(query_rows(db, "foo -start*", 0), ROW(1) | ROW(4));
+	/* a lone '-' and a word after a '-' inside a word are text */
+	assert_int_equal(query_rows(db, "foo - bar", 1), ROW(1) | ROW(4));
+	assert_int_equal(query_rows(db, "e-mail", 1), ROW(2));
+	/* exclusions only: a clear error, not an empty or full list */
+	cg_err_clear(&err);
+	assert_int_equal(cg_query_parse(&q, "-foo -bar", &err), CG_EINVAL);
+	assert_non_null(strstr(err.msg, "only excludes"));
+	assert_null(q.terms);
+	assert_null(q.exclude);
+	/* a '-' with nothing after it excludes nothing */
+	assert_int_equal(cg_query_parse(&q, "foo -\"\" - -*", NULL), 0);
+	assert_int_equal(q.nexclude, 0);
+	assert_null(q.exclude);
+	cg_query_fini(&q);
+	sqlite3_close(db);
+}
+
+/* word*: the last token of a chunk is a prefix; '*' alone is nothing. */
+static void
+test_syntax_prefix(void **state)
+{
+	sqlite3 *db = open_table();
+	cg_query q;
+	char *e;
+
+	(void)state;
+	assert_int_equal(cg_query_parse(&q, "ba* e-ma** 限衍*", NULL), 0);
+	assert_int_equal(q.n, 4);
+	assert_int_equal(q.terms[0].prefix, 1);
+	assert_int_equal(q.terms[1].prefix, 0); /* "e" */
+	assert_int_equal(q.terms[2].prefix, 1); /* "ma" */
+	assert_int_equal(q.terms[3].prefix, 0); /* CJK: no prefix */
+	assert_false(cg_query_has_phrase(&q));
+	assert_null(cg_query_fts(&q, CG_MATCH_PHRASE));
+	e = cg_query_fts(&q, CG_MATCH_ALL);
+	assert_string_equal(e, "{title headings body} : (\"ba\"* \"e\" "
+	                       "\"ma\"* \"限 衍\")");
+	free(e);
+	cg_query_fini(&q);
+	/* "ba" and "ba*" are different terms */
+	assert_int_equal(cg_query_parse(&q, "ba ba*", NULL), 0);
+	assert_int_equal(q.n, 2);
+	cg_query_fini(&q);
+	assert_int_equal(query_rows(db, "ba*", 0), ROW(1) | ROW(4));
+	assert_int_equal(query_rows(db, "star*", 0), ROW(5));
+	assert_int_equal(query_rows(db, "ba", 0), 0);
+	assert_int_equal(query_rows(db, "ru* ba*", 1), ROW(4));
+	sqlite3_close(db);
+}
+
+/* a OR b: alternatives; OR OR, a leading or trailing OR, lowercase or. */
+static void
+test_syntax_or(void **state)
+{
+	sqlite3 *db = open_table();
+	cg_query q;
+	char *e;
+
+	(void)state;
+	assert_int_equal(cg_query_parse(&q, "rust OR baz foo", NULL), 0);
+	assert_int_equal(q.n, 3);
+	assert_int_equal(q.terms[0].alt, 0);
+	assert_int_equal(q.terms[1].alt, 1);
+	assert_int_equal(q.terms[2].alt, 0);
+	assert_false(cg_query_has_phrase(&q));
+	e = cg_query_fts_pass(&q, true);
+	assert_string_equal(e, "(\"rust\" OR \"baz\") AND \"foo\"");
+	free(e);
+	e = cg_query_fts(&q, CG_MATCH_ALL);
+	assert_string_equal(e, "{title headings body} : ((\"rust\" OR "
+	                       "\"baz\") AND \"foo\")");
+	assert_int_equal(run_expr(db, e), ROW(1)); /* content columns */
+	free(e);
+	cg_query_fini(&q);
+	assert_int_equal(query_rows(db, "rust OR baz foo", 1), ROW(1) | ROW(4));
+	assert_int_equal(query_rows(db, "rust baz foo", 1), 0);
+	assert_int_equal(query_rows(db, "cpp OR rust OR 归档", 1),
+	                 ROW(2) | ROW(3) | ROW(4));
+	/* OR OR is one OR */
+	assert_int_equal(cg_query_parse(&q, "a OR OR b", NULL), 0);
+	assert_int_equal(q.n, 2);
+	assert_int_equal(q.terms[1].alt, 1);
+	cg_query_fini(&q);
+	/* first, last or lowercase: the word "or" */
+	assert_int_equal(cg_query_parse(&q, "OR a or b OR", NULL), 0);
+	assert_int_equal(q.n, 3);
+	assert_string_equal(q.terms[0].text, "or");
+	for (size_t i = 0; i < q.n; i++)
+		assert_int_equal(q.terms[i].alt, 0);
+	assert_true(cg_query_has_phrase(&q));
+	cg_query_fini(&q);
+	/* a quoted phrase in a group is an alternative, not required */
+	assert_int_equal(query_rows(db, "\"foo baz\" OR cpp", 0), ROW(2));
+	/* an exclusion ends a pending OR */
+	assert_int_equal(cg_query_parse(&q, "a OR -b c", NULL), 0);
+	assert_int_equal(q.n, 2);
+	assert_int_equal(q.terms[1].alt, 0);
+	cg_query_fini(&q);
+	sqlite3_close(db);
+}
+
+/* Control bytes separate words; nothing of the syntax survives in them. */
+static void
+test_syntax_control(void **state)
+{
+	sqlite3 *db = open_table();
+	cg_query q;
+
+	(void)state;
+	assert_int_equal(cg_query_parse(&q,
+	                                "\x01"
+	                                "foo\x1f-rust\x7f*",
+	                                NULL),
+	                 0);
+	assert_int_equal(q.n, 1);
+	assert_int_equal(q.nexclude, 1);
+	cg_query_fini(&q);
+	assert_int_equal(query_rows(db,
+	                            "\x01"
+	                            "foo\x1f-rust\x7f",
+	                            0),
+	                 ROW(1) | ROW(5));
 	sqlite3_close(db);
 }
 
@@ -452,6 +719,11 @@ main(void)
 	    cmocka_unit_test(test_hostile_as_text),
 	    cmocka_unit_test(test_quote_doubling),
 	    cmocka_unit_test(test_match_names),
+	    cmocka_unit_test(test_syntax_phrase),
+	    cmocka_unit_test(test_syntax_exclude),
+	    cmocka_unit_test(test_syntax_prefix),
+	    cmocka_unit_test(test_syntax_or),
+	    cmocka_unit_test(test_syntax_control),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
