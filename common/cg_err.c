@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The function itself, not cg_err.h's macro over it. */
+#undef cg_err_set
+
 void
 cg_err_clear(cg_err *err)
 {
