@@ -68,6 +68,19 @@ int cg_err_set(cg_err *err, int code, const char *fmt, ...)
 	})
 #endif
 
+/*
+ * The text of an errno value, as strerror gives it, without strerror's
+ * buffer shared by all threads: a value of its own.  Use it inside one
+ * expression, `cg_err_set(err, CG_EIO, "%s: %s", path, cg_strerror(e).s)`
+ * (C11: the array of a returned struct lives until that expression ends),
+ * or copy it.
+ */
+typedef struct cg_errno_text {
+	char s[128];
+} cg_errno_text;
+
+cg_errno_text cg_strerror(int errnum);
+
 /* The short stable name of a code ("invalid_input", ...). */
 const char *cg_code_name(int code);
 

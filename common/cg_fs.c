@@ -39,7 +39,8 @@ cg_file_read(const char *path, size_t max, char **out, size_t *len, cg_err *err)
 		if (errno == ENOENT)
 			return cg_err_set(err, CG_ENOTFOUND, "%s: not found",
 			                  path);
-		return cg_err_set(err, CG_EIO, "%s: %s", path, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", path,
+		                  cg_strerror(errno).s);
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		rc = cg_err_set(err, CG_EINVAL, "%s: not a regular file", path);
@@ -63,7 +64,7 @@ cg_file_read(const char *path, size_t max, char **out, size_t *len, cg_err *err)
 			continue;
 		if (n < 0) {
 			rc = cg_err_set(err, CG_EIO, "%s: %s", path,
-			                strerror(errno));
+			                cg_strerror(errno).s);
 			goto out_free;
 		}
 		if (n == 0)
@@ -113,7 +114,7 @@ beneath_open_fail(int dfd, const char *name, int e, const char *rel, size_t len,
 	if (e == ENAMETOOLONG)
 		return beneath_fail(err, CG_ETOOBIG, e, rel, len,
 		                    "a path component is too long");
-	return beneath_fail(err, CG_EIO, e, rel, len, strerror(e));
+	return beneath_fail(err, CG_EIO, e, rel, len, cg_strerror(e).s);
 }
 
 /* Opens the component [p, p + n) below dfd: a folder unless last. */
@@ -195,7 +196,8 @@ cg_file_write_atomic(const char *path, const void *data, size_t len,
 		return cg_err_set(err, CG_EINVAL, "%s: path too long", path);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return cg_err_set(err, CG_EIO, "%s: %s", tmp, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", tmp,
+		                  cg_strerror(errno).s);
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 
@@ -205,18 +207,20 @@ cg_file_write_atomic(const char *path, const void *data, size_t len,
 			close(fd);
 			unlink(tmp);
 			return cg_err_set(err, CG_EIO, "%s: %s", tmp,
-			                  strerror(errno));
+			                  cg_strerror(errno).s);
 		}
 		p += n;
 		len -= (size_t)n;
 	}
 	if (fsync(fd) != 0 || close(fd) != 0) {
 		unlink(tmp);
-		return cg_err_set(err, CG_EIO, "%s: %s", tmp, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", tmp,
+		                  cg_strerror(errno).s);
 	}
 	if (rename(tmp, path) != 0) {
 		unlink(tmp);
-		return cg_err_set(err, CG_EIO, "%s: %s", path, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", path,
+		                  cg_strerror(errno).s);
 	}
 	return 0;
 }
@@ -255,7 +259,7 @@ cg_mkdir_p(const char *dir, cg_err *err)
 		path[i] = '\0';
 		if (mkdir(path, 0755) != 0 && errno != EEXIST)
 			return cg_err_set(err, CG_EIO, "mkdir %s: %s", path,
-			                  strerror(errno));
+			                  cg_strerror(errno).s);
 		if (i < n)
 			path[i] = '/';
 	}

@@ -469,7 +469,7 @@ detect(struct build *b, cg_err *err)
 	d = opendir(b->ws->root);
 	if (d == NULL)
 		return cg_err_set(err, CG_EIO, "%s: %s", b->ws->root,
-		                  strerror(errno));
+		                  cg_strerror(errno).s);
 	while (rc == 0) {
 		de = readdir(d);
 		if (de == NULL)
@@ -495,7 +495,7 @@ set_root(cg_workspace *ws, const char *dir, cg_err *err)
 	ws->root = cg_realpath(dir);
 	if (ws->root == NULL)
 		return cg_err_set(err, errno == ENOENT ? CG_ENOTFOUND : CG_EIO,
-		                  "%s: %s", dir, strerror(errno));
+		                  "%s: %s", dir, cg_strerror(errno).s);
 	if (!is_dir_follow(ws->root))
 		return cg_err_set(err, CG_EINVAL, "%s: not a directory", dir);
 	base = strrchr(ws->root, '/');

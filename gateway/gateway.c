@@ -201,17 +201,19 @@ start_child(cg_gateway *g, const char *exe, const char *ws,
 	 * block is gone, and cg_gateway_free frees g->children. */
 	v = realloc(g->children, (g->nchildren + 1) * sizeof(*v));
 	if (v == NULL)
-		return cg_err_set(err, CG_EIO, "spawn: %s", strerror(errno));
+		return cg_err_set(err, CG_EIO, "spawn: %s",
+		                  cg_strerror(errno).s);
 	g->children = v;
 	if (pipe2(fds, O_CLOEXEC) != 0)
-		return cg_err_set(err, CG_EIO, "spawn: %s", strerror(errno));
+		return cg_err_set(err, CG_EIO, "spawn: %s",
+		                  cg_strerror(errno).s);
 	pid = fork();
 	if (pid < 0) {
 		int e = errno;
 
 		close(fds[0]);
 		close(fds[1]);
-		return cg_err_set(err, CG_EIO, "fork: %s", strerror(e));
+		return cg_err_set(err, CG_EIO, "fork: %s", cg_strerror(e).s);
 	}
 	if (pid == 0) {
 		dup2(fds[1], 1);
@@ -399,7 +401,7 @@ cg_config_for_workspace(cg_config *c, const char *dir, const char *cache,
 	memset(c, 0, sizeof(*c));
 	if (real == NULL)
 		return cg_err_set(err, CG_EINVAL, "workspace %s: %s", dir,
-		                  strerror(errno));
+		                  cg_strerror(errno).s);
 	c->workspaces = calloc(1, sizeof(*c->workspaces));
 	copy = strdup(real);
 	if (c->workspaces == NULL || copy == NULL) {

@@ -480,11 +480,11 @@ lock_writer(cg_index *idx, cg_err *err)
 	free(path);
 	if (idx->lockfd < 0)
 		return cg_err_set(err, CG_EIO, "index lock: %s",
-		                  strerror(errno));
+		                  cg_strerror(errno).s);
 	while (flock(idx->lockfd, LOCK_EX) != 0)
 		if (errno != EINTR)
 			return cg_err_set(err, CG_EIO, "index lock: %s",
-			                  strerror(errno));
+			                  cg_strerror(errno).s);
 	return 0;
 }
 

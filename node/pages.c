@@ -100,7 +100,7 @@ open_below(int *fd, const char *root, const char *sub, const char *rel,
 		                  "'%.300s' is not a regular file", rel);
 	default:
 		return cg_err_set(err, CG_EIO, "'%.300s': %s", rel,
-		                  strerror(e));
+		                  cg_strerror(e).s);
 	}
 }
 

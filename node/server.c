@@ -160,7 +160,7 @@ open_wake(cg_server *s, cg_err *err)
 {
 	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) != 0)
 		return cg_err_set(err, CG_EIO, "node: pipe: %s",
-		                  strerror(errno));
+		                  cg_strerror(errno).s);
 	return 0;
 }
 
@@ -757,14 +757,14 @@ cg_server_start(cg_server *s, cg_err *err)
 	if (rc != 0)
 		return cg_err_set(err, CG_ERR,
 		                  "node: cannot start a thread: %s",
-		                  strerror(rc));
+		                  cg_strerror(rc).s);
 	s->sync_running = true;
 	rc = pthread_create(&s->serve_th, NULL, serve_main, s);
 	if (rc != 0) {
 		cg_server_stop(s);
 		return cg_err_set(err, CG_ERR,
 		                  "node: cannot start a thread: %s",
-		                  strerror(rc));
+		                  cg_strerror(rc).s);
 	}
 	s->serve_running = true;
 	slog(s, "info", "serving node=%s url=%s sources=%zu reconcile_s=%lld",

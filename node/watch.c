@@ -140,7 +140,7 @@ cg_watch_start(cg_watch *w)
 		(void)snprintf(msg, sizeof(msg),
 		               "inotify unavailable; changes are seen by the "
 		               "reconcile only reason=\"%s\"",
-		               strerror(errno));
+		               cg_strerror(errno).s);
 		say(w, msg);
 		return;
 	}

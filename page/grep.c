@@ -793,7 +793,7 @@ cg_grep_fd(cg_grep *g, int fd, int64_t detail, cg_grep_fn fn, void *ctx,
 			continue;
 		if (n < 0)
 			return cg_err_set(err, CG_EIO, "grep: read failed: %s",
-			                  strerror(errno));
+			                  cg_strerror(errno).s);
 		if (n == 0)
 			break;
 		rc = cg_grep_feed(g, g->chunk, (size_t)n);

@@ -1,10 +1,11 @@
 /*
- * test_err.c - unit tests of common/cg_err.h's cg_err_set.
+ * test_err.c - unit tests of common/cg_err.h's cg_err_set and cg_strerror.
  *
  * cg_err_set is a macro over the function of the same name (so that the
  * static analyzers see the code it returns): it must still return the code
  * it was given, evaluate that code exactly once, keep the first message,
- * and accept a NULL error struct.
+ * and accept a NULL error struct.  cg_strerror must give strerror's text
+ * (also for an unknown number), from a buffer of its own.
  */
 
 /* cmocka.h needs these first. */
@@ -15,6 +16,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 /* clang-format on */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "common/cg_err.h"
 
@@ -64,6 +69,18 @@ test_null_err(void **state)
 	assert_int_equal(cg_err_set(NULL, CG_ETOOBIG, "big"), CG_ETOOBIG);
 }
 
+static void
+test_strerror(void **state)
+{
+	char want[128];
+
+	(void)state;
+	assert_string_equal(cg_strerror(ENOENT).s, strerror(ENOENT));
+	assert_string_equal(cg_strerror(EACCES).s, strerror(EACCES));
+	(void)snprintf(want, sizeof(want), "%s", strerror(123456));
+	assert_string_equal(cg_strerror(123456).s, want);
+}
+
 int
 main(void)
 {
@@ -71,6 +88,7 @@ main(void)
 	    cmocka_unit_test(test_set_returns_code_once),
 	    cmocka_unit_test(test_first_message_wins),
 	    cmocka_unit_test(test_null_err),
+	    cmocka_unit_test(test_strerror),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
