@@ -29,6 +29,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -713,67 +714,102 @@ start_watchdog(cg_http *h)
 	return 0;
 }
 
+/*
+ * The listening socket, bound (port 0 picks one) and listening before
+ * libmicrohttpd starts, so that h->port and h->url are written before any
+ * of its threads exists: a worker reads h->port for every request
+ * (host_ok, origin_ok), and a client may connect the moment the socket
+ * listens.  SO_REUSEADDR as libmicrohttpd sets on a socket of its own.
+ */
+static int
+open_listener(cg_http *h, const struct sockaddr_in *want, int *out)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	int one = 1;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)want, sizeof(*want)) != 0 ||
+	    listen(fd, SOMAXCONN) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
+		close(fd);
+		return -1;
+	}
+	h->port = ntohs(sa.sin_port);
+	(void)snprintf(h->url, sizeof(h->url), "http://%s:%d",
+	               inet_ntoa(sa.sin_addr), h->port);
+	*out = fd;
+	return 0;
+}
+
+/* The daemon on the listening socket fd, which it owns once started and
+ * closes when stopped.  When it fails to start after taking fd (its
+ * threads, epoll), libmicrohttpd 0.9.75 closes fd itself; it keeps fd
+ * only when it rejects the options, which are fixed here.  So fd is not
+ * closed on failure: a descriptor closed twice could be another thread's
+ * by then. */
 static struct MHD_Daemon *
-start_daemon(cg_http *h, const struct sockaddr_in *sa)
+start_daemon(cg_http *h, int fd)
 {
 	return MHD_start_daemon(
 	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL,
-	    handler, h, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE,
-	    (unsigned)CG_HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT,
-	    (unsigned)CG_HTTP_CONN_LIMIT, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	    (unsigned)CG_HTTP_CONN_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned)h->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-	    (size_t)CG_HTTP_MEMORY_LIMIT, MHD_OPTION_NOTIFY_COMPLETED,
-	    completed, h, MHD_OPTION_NOTIFY_CONNECTION, notify_conn, h,
-	    MHD_OPTION_END);
+	    handler, h, MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)CG_HTTP_THREADS,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)CG_HTTP_CONN_LIMIT,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CG_HTTP_CONN_LIMIT,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->timeout_s,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CG_HTTP_MEMORY_LIMIT,
+	    MHD_OPTION_NOTIFY_COMPLETED, completed, h,
+	    MHD_OPTION_NOTIFY_CONNECTION, notify_conn, h, MHD_OPTION_END);
 }
 
 int
-cg_http_new(cg_http **out, const cg_http_opts *o, cg_err *err)
+cg_http_new(cg_http **out, const cg_http_opts *opts, cg_err *err)
 {
 	struct sockaddr_in sa;
-	const union MHD_DaemonInfo *info;
 	cg_http *h;
 	int timeout;
+	int fd;
 	int rc;
 
 	*out = NULL;
-	rc = parse_listen(o->listen, &sa, err);
+	rc = parse_listen(opts->listen, &sa, err);
 	if (rc == 0)
-		rc = pick_timeout(o->timeout_s, &timeout, err);
+		rc = pick_timeout(opts->timeout_s, &timeout, err);
 	if (rc != 0)
 		return rc;
-	if ((ntohl(sa.sin_addr.s_addr) >> 24) != 127 && !o->tokens_configured)
+	if ((ntohl(sa.sin_addr.s_addr) >> 24) != 127 &&
+	    !opts->tokens_configured)
 		return cg_err_set(err, CG_EINVAL,
 		                  "refusing to listen on %s without tokens: "
 		                  "bind to 127.0.0.1 or configure tokens",
-		                  o->listen);
+		                  opts->listen);
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	h->fed = o->fed;
-	h->tokens = o->tokens;
-	h->ntokens = o->ntokens;
+	h->fed = opts->fed;
+	h->tokens = opts->tokens;
+	h->ntokens = opts->ntokens;
 	h->timeout_s = timeout;
 	h->loopback = (ntohl(sa.sin_addr.s_addr) >> 24) == 127;
 	h->metrics = cg_metrics_new();
-	h->origins = copy_origins(o->allowed_origins);
+	h->origins = copy_origins(opts->allowed_origins);
 	if (h->metrics == NULL || h->origins == NULL ||
 	    start_watchdog(h) != 0) {
 		cg_http_free(h);
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
-	h->d = start_daemon(h, &sa);
+	if (open_listener(h, &sa, &fd) == 0)
+		h->d = start_daemon(h, fd);
 	if (h->d == NULL) {
 		cg_http_free(h);
 		return cg_err_set(err, CG_EIO,
 		                  "cannot listen on %s (address in use?)",
-		                  o->listen);
+		                  opts->listen);
 	}
-	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
-	h->port = info ? info->port : ntohs(sa.sin_port);
-	(void)snprintf(h->url, sizeof(h->url), "http://%s:%d",
-	               inet_ntoa(sa.sin_addr), h->port);
 	*out = h;
 	return 0;
 }
