@@ -58,6 +58,11 @@ cli_load_config(const cli_args *a, cg_config *cfg, cg_err *err)
 		if (rc == 0 && cli_get(a, "cache") != NULL) {
 			free(cfg->cache);
 			cfg->cache = strdup(cli_get(a, "cache"));
+			if (cfg->cache == NULL) {
+				cg_config_fini(cfg);
+				return cg_err_set(err, CG_ENOMEM,
+				                  "out of memory");
+			}
 		}
 		return rc;
 	}

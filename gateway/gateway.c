@@ -392,30 +392,35 @@ cg_gateway_fed(cg_gateway *g)
 }
 
 int
-cg_config_for_workspace(cg_config *c, const char *dir, const char *cache,
+cg_config_for_workspace(cg_config *cfg, const char *dir, const char *cache,
                         bool spawn, int deadline_ms, cg_err *err)
 {
 	char *real = realpath(dir, NULL);
 	char *copy;
 
-	memset(c, 0, sizeof(*c));
+	memset(cfg, 0, sizeof(*cfg));
 	if (real == NULL)
 		return cg_err_set(err, CG_EINVAL, "workspace %s: %s", dir,
 		                  cg_strerror(errno).s);
-	c->workspaces = calloc(1, sizeof(*c->workspaces));
+	cfg->workspaces = calloc(1, sizeof(*cfg->workspaces));
 	copy = strdup(real);
-	if (c->workspaces == NULL || copy == NULL) {
-		free(real);
-		free(copy);
+	if (cfg->workspaces != NULL) {
+		cfg->nworkspaces = 1;
+		cfg->workspaces[0].path = real;
+		cfg->workspaces[0].spawn = spawn;
+		real = NULL;
+		if (copy != NULL)
+			cfg->workspaces[0].name = strdup(basename(copy));
+	}
+	free(real);
+	free(copy);
+	cfg->cache = cache ? strdup(cache) : NULL;
+	cfg->listen = strdup("http://127.0.0.1:7700");
+	cfg->deadline_ms = deadline_ms > 0 ? deadline_ms : 800;
+	if (cfg->workspaces == NULL || cfg->workspaces[0].name == NULL ||
+	    (cache != NULL && cfg->cache == NULL) || cfg->listen == NULL) {
+		cg_config_fini(cfg);
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
-	c->nworkspaces = 1;
-	c->workspaces[0].path = real;
-	c->workspaces[0].name = strdup(basename(copy));
-	c->workspaces[0].spawn = spawn;
-	free(copy);
-	c->cache = cache ? strdup(cache) : NULL;
-	c->listen = strdup("http://127.0.0.1:7700");
-	c->deadline_ms = deadline_ms > 0 ? deadline_ms : 800;
 	return 0;
 }

@@ -673,6 +673,16 @@ pick_timeout(int opt, int *out, cg_err *err)
 	return 0;
 }
 
+static void
+free_origins(char **v)
+{
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* A NULL-terminated copy of v (NULL: an empty list); NULL when out of
+ * memory, never a shortened list. */
 static char **
 copy_origins(const char *const *v)
 {
@@ -682,8 +692,15 @@ copy_origins(const char *const *v)
 	while (v != NULL && v[n] != NULL)
 		n++;
 	out = calloc(n + 1, sizeof(*out));
-	for (size_t i = 0; out != NULL && i < n; i++)
+	if (out == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
 		out[i] = strdup(v[i]);
+		if (out[i] == NULL) {
+			free_origins(out);
+			return NULL;
+		}
+	}
 	return out;
 }
 
@@ -834,9 +851,7 @@ cg_http_free(cg_http *h)
 		pthread_mutex_destroy(&h->mu);
 	}
 	cg_metrics_free(h->metrics);
-	for (size_t i = 0; h->origins != NULL && h->origins[i] != NULL; i++)
-		free(h->origins[i]);
-	free(h->origins);
+	free_origins(h->origins);
 	free(h);
 }
 

@@ -1,6 +1,7 @@
 /*
  * test_gateway_start.c - the gateway's start-up, in-process: cg_http_new
- * (gateway/http.c) on a real libmicrohttpd daemon on loopback.
+ * (gateway/http.c) on a real libmicrohttpd daemon on loopback, and
+ * cg_config_for_workspace (gateway/gateway.c).
  *
  * - A request that arrives the moment libmicrohttpd's workers run is
  *   screened against the port actually bound: the port is known before
@@ -10,6 +11,11 @@
  *   program's MHD_start_daemon replaces libmicrohttpd's: it starts the
  *   daemon through MHD_start_daemon_va and, before returning it to
  *   cg_http_new, sends that request.
+ * - An out-of-memory copy fails the start instead of leaving a hole: a
+ *   NULL allowed origin used to end the list early (origins after it were
+ *   refused), a NULL workspace name, cache or listen address was returned
+ *   as success.  This program's strdup replaces libc's: it fails for the
+ *   one string fail_dup names.
  */
 #define _GNU_SOURCE
 #include <sys/socket.h>
@@ -18,6 +24,7 @@
 #include <netinet/in.h>
 
 #include <errno.h>
+#include <libgen.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +35,33 @@
 
 #include "cgtest.h"
 #include "common/cg_err.h"
+#include "conf/config.h"
+#include "gateway/gateway.h"
 #include "gateway/http.h"
 
 #define IO_MS 10000
+
+/* --- strdup, failing on demand ------------------------------------------ */
+
+static const char *fail_dup; /* the string whose copy fails, or NULL */
+
+/* libc's strdup, but NULL with ENOMEM for the string fail_dup names.
+ * Defined here, it is the strdup of every call in this program. */
+char *
+strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p;
+
+	if (fail_dup != NULL && strcmp(s, fail_dup) == 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = malloc(n);
+	if (p != NULL)
+		memcpy(p, s, n);
+	return p;
+}
 
 /* --- a raw HTTP client ---------------------------------------------------- */
 
@@ -147,11 +178,120 @@ test_port_known_before_workers(void **state)
 	cg_http_free(h);
 }
 
+static const char *const origins[] = {"http://a.example", "http://b.example",
+                                      "http://c.example", NULL};
+
+/* Every allowed origin is allowed, and only those. */
+static void
+test_origins_copied(void **state)
+{
+	cg_http_opts o = {.listen = "http://127.0.0.1:0",
+	                  .allowed_origins = origins};
+	cg_http *h = NULL;
+	cg_err err;
+	char host[64];
+
+	(void)state;
+	cg_err_clear(&err);
+	fail_dup = NULL;
+	assert_int_equal(cg_http_new(&h, &o, &err), 0);
+	(void)snprintf(host, sizeof(host), "127.0.0.1:%d", early_port);
+	for (size_t i = 0; origins[i] != NULL; i++)
+		assert_int_equal(healthz_status(early_port, host, origins[i]),
+		                 200);
+	assert_int_equal(healthz_status(early_port, host, "http://d.example"),
+	                 403);
+	cg_http_free(h);
+}
+
+/* A copy that fails fails the start; it does not end the list early. */
+static void
+test_origin_copy_fails(void **state)
+{
+	cg_http_opts o = {.listen = "http://127.0.0.1:0",
+	                  .allowed_origins = origins};
+	cg_http *h = NULL;
+	cg_err err;
+
+	(void)state;
+	cg_err_clear(&err);
+	starts = 0;
+	fail_dup = origins[1];
+	assert_int_equal(cg_http_new(&h, &o, &err), CG_ENOMEM);
+	fail_dup = NULL;
+	assert_null(h);
+	assert_int_equal(err.code, CG_ENOMEM);
+	assert_int_equal(starts, 0);
+}
+
+static void
+test_config_for_workspace(void **state)
+{
+	char *dir = cgt_tmpdir("start");
+	cg_config cfg;
+	cg_err err;
+	char *real = realpath(dir, NULL);
+
+	(void)state;
+	cg_err_clear(&err);
+	assert_int_equal(
+	    cg_config_for_workspace(&cfg, dir, "/tmp/cgt-cache", true, 0, &err),
+	    0);
+	assert_int_equal(cfg.nworkspaces, 1);
+	assert_string_equal(cfg.workspaces[0].path, real);
+	assert_string_equal(cfg.workspaces[0].name, basename(real));
+	assert_true(cfg.workspaces[0].spawn);
+	assert_string_equal(cfg.cache, "/tmp/cgt-cache");
+	assert_string_equal(cfg.listen, "http://127.0.0.1:7700");
+	assert_int_equal(cfg.deadline_ms, 800);
+	cg_config_fini(&cfg);
+	free(real);
+	cgt_rm(dir);
+	free(dir);
+}
+
+/* Each copy that fails (the workspace's name, the cache, the listen
+ * address) fails the call, with nothing left to free. */
+static void
+test_config_copy_fails(void **state)
+{
+	char *dir = cgt_tmpdir("start");
+	char *real = realpath(dir, NULL);
+	const char *const fail[] = {basename(real), "/tmp/cgt-cache",
+	                            "http://127.0.0.1:7700"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(fail) / sizeof(fail[0]); i++) {
+		cg_config cfg;
+		cg_err err;
+		int rc;
+
+		cg_err_clear(&err);
+		fail_dup = fail[i];
+		rc = cg_config_for_workspace(&cfg, dir, "/tmp/cgt-cache", false,
+		                             0, &err);
+		fail_dup = NULL;
+		assert_int_equal(rc, CG_ENOMEM);
+		assert_int_equal(err.code, CG_ENOMEM);
+		assert_null(cfg.workspaces);
+		assert_int_equal(cfg.nworkspaces, 0);
+		assert_null(cfg.cache);
+		assert_null(cfg.listen);
+	}
+	free(real);
+	cgt_rm(dir);
+	free(dir);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_port_known_before_workers),
+	    cmocka_unit_test(test_origins_copied),
+	    cmocka_unit_test(test_origin_copy_fails),
+	    cmocka_unit_test(test_config_for_workspace),
+	    cmocka_unit_test(test_config_copy_fails),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
