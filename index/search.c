@@ -476,7 +476,14 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 			              "body_hash", hash, "claim_key",
 			              cg_index_col_text(st, 7)));
 		}
+		/* A failed step is an error, as everywhere else: not a
+		 * shorter list of claims. */
+		rc = rc == SQLITE_DONE
+		         ? 0
+		         : cg_index_query_fail(idx, rc, "search claims", err);
 		sqlite3_reset(st);
+		if (rc != 0)
+			return rc;
 	}
 	return 0;
 }
