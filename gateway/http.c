@@ -741,7 +741,7 @@ start_watchdog(cg_http *h)
 static int
 open_listener(cg_http *h, const struct sockaddr_in *want, int *out)
 {
-	struct sockaddr_in sa;
+	struct sockaddr_in sa = {0};
 	socklen_t len = sizeof(sa);
 	int one = 1;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

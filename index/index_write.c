@@ -108,6 +108,23 @@ cmp_known(const void *a, const void *b)
 	              ((const struct known *)b)->path);
 }
 
+/* Room in w->known (*cap entries) for one more page. */
+static int
+known_room(struct writer *w, size_t *cap)
+{
+	size_t ncap = *cap ? *cap * 2 : 256;
+	struct known *v;
+
+	if (w->nknown < *cap)
+		return 0;
+	v = realloc(w->known, ncap * sizeof(*v));
+	if (v == NULL)
+		return cg_err_set(w->err, CG_ENOMEM, "index: out of memory");
+	w->known = v;
+	*cap = ncap;
+	return 0;
+}
+
 static int
 load_known(struct writer *w)
 {
@@ -122,17 +139,9 @@ load_known(struct writer *w)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct known *k;
 
-		if (w->nknown == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			struct known *v = realloc(w->known, ncap * sizeof(*v));
-
-			if (v == NULL) {
-				sqlite3_reset(st);
-				return cg_err_set(w->err, CG_ENOMEM,
-				                  "index: out of memory");
-			}
-			w->known = v;
-			cap = ncap;
+		if (known_room(w, &cap) != 0) {
+			sqlite3_reset(st);
+			return CG_ENOMEM;
 		}
 		k = &w->known[w->nknown++];
 		k->id = sqlite3_column_int64(st, 0);
