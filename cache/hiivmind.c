@@ -109,20 +109,20 @@ cg_hmi_warn_take(struct cg_hmi *h)
 }
 
 void
-cg_hmi_warn_adopt(struct cg_hmi *h, char **w)
+cg_hmi_warn_adopt(struct cg_hmi *h, char **warnings)
 {
-	if (w == NULL)
+	if (warnings == NULL)
 		return;
-	for (size_t i = 0; w[i] != NULL; i++) {
+	for (size_t i = 0; warnings[i] != NULL; i++) {
 		if (i < CG_HM_MAX_WARNINGS - 1) {
-			h->warn[h->nwarn++] = w[i];
+			h->warn[h->nwarn++] = warnings[i];
 			continue;
 		}
 		/* Only the overflow line written by cg_hmi_warn_take. */
-		h->more += strtoull(w[i], NULL, 10);
-		free(w[i]);
+		h->more += strtoull(warnings[i], NULL, 10);
+		free(warnings[i]);
 	}
-	h->spare = w;
+	h->spare = warnings;
 }
 
 /* ----------------------------------------------------------- utilities */

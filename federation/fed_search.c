@@ -458,7 +458,7 @@ fed_answer(struct search_ctx *c, json_t *hits, cg_err *err)
 }
 
 int
-cg_fed_search(cg_fed *f, const cg_search_req *req, json_t **out, cg_err *err)
+cg_fed_search(cg_fed *fed, const cg_search_req *req, json_t **out, cg_err *err)
 {
 	struct search_ctx c;
 	cg_gstats g;
@@ -472,7 +472,7 @@ cg_fed_search(cg_fed *f, const cg_search_req *req, json_t **out, cg_err *err)
 
 	*out = NULL;
 	memset(&c, 0, sizeof(c));
-	c.f = f;
+	c.f = fed;
 	c.req = req;
 	rc = fed_search_prepare(&c, err);
 	if (rc == 0 && req->sync)
@@ -482,7 +482,7 @@ cg_fed_search(cg_fed *f, const cg_search_req *req, json_t **out, cg_err *err)
 	if (rc == 0 && !c.no_terms)
 		rc = search_round(&c, &g, all, err);
 	if (rc == 0 && c.corpora)
-		cg_fed_corpus_route(f, &cq, all, &graph);
+		cg_fed_corpus_route(fed, &cq, all, &graph);
 	if (rc == 0) {
 		hits = cg_merge_hits(all, c.limit);
 		*out = hits ? fed_answer(&c, hits, err) : NULL;
@@ -492,7 +492,7 @@ cg_fed_search(cg_fed *f, const cg_search_req *req, json_t **out, cg_err *err)
 	if (rc == 0 && c.corpora)
 		json_object_set_new(
 		    *out, "related",
-		    cg_fed_corpus_related(f, &cq, graph,
+		    cg_fed_corpus_related(fed, &cq, graph,
 		                          json_object_get(*out, "hits")));
 	json_decref(graph);
 	json_decref(hits);

@@ -315,14 +315,14 @@ open_roster(cg_gateway *g, const cg_config *c, const char *cache,
 }
 
 int
-cg_gateway_open(cg_gateway **out, const cg_gateway_opts *o, cg_err *err)
+cg_gateway_open(cg_gateway **out, const cg_gateway_opts *opts, cg_err *err)
 {
-	const cg_config *c = o->config;
+	const cg_config *c = opts->config;
 	cg_gateway *g = calloc(1, sizeof(*g));
 	char *cache = c->cache ? strdup(c->cache) : cg_default_cache_dir();
 	char self[4096];
 	ssize_t sn = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	const char *exe = o->self_exe;
+	const char *exe = opts->self_exe;
 	cg_fed_opts fo;
 	int rc;
 
@@ -336,7 +336,7 @@ cg_gateway_open(cg_gateway **out, const cg_gateway_opts *o, cg_err *err)
 		self[sn > 0 ? sn : 0] = '\0';
 		exe = sn > 0 ? self : "/proc/self/exe";
 	}
-	g->on_demand = o->on_demand;
+	g->on_demand = opts->on_demand;
 	rc = cg_mkdir_p(cache, err);
 	if (rc == 0)
 		rc = open_roster(g, c, cache, exe, err);

@@ -29,22 +29,22 @@ struct cg_node {
 };
 
 int
-cg_node_new(cg_node **out, const cg_node_opts *o, cg_err *err)
+cg_node_new(cg_node **out, const cg_node_opts *opts, cg_err *err)
 {
 	cg_node *n = calloc(1, sizeof(*n));
 	int rc = 0;
 
 	*out = NULL;
-	if (n == NULL || (n->name = strdup(o->name)) == NULL ||
-	    (n->src = calloc(o->nsources ? o->nsources : 1, sizeof(*n->src))) ==
-	        NULL) {
+	if (n == NULL || (n->name = strdup(opts->name)) == NULL ||
+	    (n->src = calloc(opts->nsources ? opts->nsources : 1,
+	                     sizeof(*n->src))) == NULL) {
 		cg_node_free(n);
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	}
-	for (size_t i = 0; i < o->nsources && rc == 0; i++) {
-		cg_index_opts io = {o->cache_dir, &o->sources[i]};
+	for (size_t i = 0; i < opts->nsources && rc == 0; i++) {
+		cg_index_opts io = {opts->cache_dir, &opts->sources[i]};
 
-		n->src[i].name = strdup(o->sources[i].name);
+		n->src[i].name = strdup(opts->sources[i].name);
 		if (n->src[i].name == NULL)
 			rc = cg_err_set(err, CG_ENOMEM, "node: out of memory");
 		else

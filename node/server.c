@@ -312,7 +312,7 @@ log_warnings(const cg_server *s)
 }
 
 int
-cg_server_new(cg_server **out, const cg_server_opts *o, cg_err *err)
+cg_server_new(cg_server **out, const cg_server_opts *opts, cg_err *err)
 {
 	cg_server *s = calloc(1, sizeof(*s));
 	int rc;
@@ -322,20 +322,20 @@ cg_server_new(cg_server **out, const cg_server_opts *o, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	s->wake[0] = s->wake[1] = -1;
 	pthread_mutex_init(&s->mu, NULL);
-	s->on_demand = o->on_demand;
+	s->on_demand = opts->on_demand;
 	s->reconcile_ms =
-	    (int64_t)(o->reconcile_s > 0 ? o->reconcile_s
-	                                 : CG_SERVER_RECONCILE_S) *
+	    (int64_t)(opts->reconcile_s > 0 ? opts->reconcile_s
+	                                    : CG_SERVER_RECONCILE_S) *
 	    1000;
 	s->debounce_ms =
-	    o->debounce_ms > 0 ? o->debounce_ms : CG_SERVER_DEBOUNCE_MS;
-	s->log = o->log;
-	s->log_ctx = o->log_ctx;
-	rc = cg_sources_load(&s->ws, o->root, o->sources, o->nsources, o->name,
-	                     err);
+	    opts->debounce_ms > 0 ? opts->debounce_ms : CG_SERVER_DEBOUNCE_MS;
+	s->log = opts->log;
+	s->log_ctx = opts->log_ctx;
+	rc = cg_sources_load(&s->ws, opts->root, opts->sources, opts->nsources,
+	                     opts->name, err);
 	if (rc == 0) {
 		log_warnings(s);
-		rc = copy_names(s, o, err);
+		rc = copy_names(s, opts, err);
 	}
 	if (rc == 0)
 		rc = cg_mkdir_p(s->cache, err);
@@ -344,7 +344,7 @@ cg_server_new(cg_server **out, const cg_server_opts *o, cg_err *err)
 	if (rc == 0)
 		rc = open_wake(s, err);
 	if (rc == 0)
-		rc = listen_on(s, o->listen, err);
+		rc = listen_on(s, opts->listen, err);
 	if (rc != 0) {
 		cg_server_free(s);
 		return rc;

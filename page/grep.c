@@ -548,10 +548,10 @@ set_window(cg_grep *g, size_t window)
 }
 
 int
-cg_grep_new(cg_grep **out, const cg_grep_opts *o, cg_err *err)
+cg_grep_new(cg_grep **out, const cg_grep_opts *opts, cg_err *err)
 {
 	cg_grep *g;
-	int rc = check_pattern(o, err);
+	int rc = check_pattern(opts, err);
 
 	*out = NULL;
 	if (rc != 0)
@@ -559,14 +559,14 @@ cg_grep_new(cg_grep **out, const cg_grep_opts *o, cg_err *err)
 	g = calloc(1, sizeof(*g));
 	if (g == NULL)
 		return cg_err_set(err, CG_ENOMEM, "grep: out of memory");
-	g->fixed = o->fixed;
-	g->icase = !o->case_sensitive;
+	g->fixed = opts->fixed;
+	g->icase = !opts->case_sensitive;
 	g->loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 	if (g->loc == (locale_t)0)
 		g->loc = newlocale(LC_CTYPE_MASK, "en_US.UTF-8", (locale_t)0);
-	g->nneedle = strlen(o->pattern);
-	set_window(g, o->window);
-	g->needle = strdup(o->pattern);
+	g->nneedle = strlen(opts->pattern);
+	set_window(g, opts->window);
+	g->needle = strdup(opts->pattern);
 	g->mem = malloc(g->window + 2);
 	g->buf = g->mem ? g->mem + 1 : NULL; /* spare bytes: see scan() */
 	g->fold = g->fixed && g->icase ? malloc(g->window + 1) : NULL;
@@ -577,8 +577,8 @@ cg_grep_new(cg_grep **out, const cg_grep_opts *o, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "grep: out of memory");
 	}
 	if (g->fixed && g->icase)
-		fold(g, o->pattern, g->nneedle, g->needle);
-	rc = g->fixed ? 0 : compile_regex(g, o->pattern, err);
+		fold(g, opts->pattern, g->nneedle, g->needle);
+	rc = g->fixed ? 0 : compile_regex(g, opts->pattern, err);
 	if (rc != 0) {
 		cg_grep_free(g);
 		return rc;
