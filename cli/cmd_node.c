@@ -92,8 +92,8 @@ log_line(void *ctx, const char *level, const char *component, const char *msg)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	(void)strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(stderr, "%s.%03ldZ %s %s %s\n", when, ts.tv_nsec / 1000000,
-	        level, component, msg);
+	(void)fprintf(stderr, "%s.%03ldZ %s %s %s\n", when,
+	              ts.tv_nsec / 1000000, level, component, msg);
 }
 
 /* Blocks the stop signals (and SIGPIPE) in this thread and every thread

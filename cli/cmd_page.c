@@ -62,8 +62,8 @@ open_synced(const cli_args *a, const char *cmd, cli_session *ss, cg_err *err)
 	if (rc == CG_ENOPROV)
 		return cg_err_set(err, rc, "%s", serr.msg);
 	if (rc != 0)
-		fprintf(stderr, "corpus-gw %s: warning: index sync: %s\n", cmd,
-		        serr.msg);
+		(void)fprintf(stderr, "corpus-gw %s: warning: index sync: %s\n",
+		              cmd, serr.msg);
 	return 0;
 }
 
@@ -103,14 +103,16 @@ render_read(const json_t *ans)
 	const json_t *t = json_object_get(ans, "text");
 
 	if (t != NULL) {
-		fwrite(json_string_value(t), 1, json_string_length(t), stdout);
+		(void)fwrite(json_string_value(t), 1, json_string_length(t),
+		             stdout);
 		return;
 	}
 	t = json_object_get(ans, "frontmatter_raw");
 	if (t != NULL)
-		fwrite(json_string_value(t), 1, json_string_length(t), stdout);
+		(void)fwrite(json_string_value(t), 1, json_string_length(t),
+		             stdout);
 	t = json_object_get(ans, "body");
-	fwrite(json_string_value(t), 1, json_string_length(t), stdout);
+	(void)fwrite(json_string_value(t), 1, json_string_length(t), stdout);
 }
 
 static json_t *

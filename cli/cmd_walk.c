@@ -177,9 +177,9 @@ run_tool(const cli_args *a, const char *tool, bool sync, json_t *args,
 static void
 render_map(const json_t *ans)
 {
-	fputs(*cg_json_str(ans, "text") ? cg_json_str(ans, "text")
-	                                : "no pages\n",
-	      stdout);
+	(void)fputs(*cg_json_str(ans, "text") ? cg_json_str(ans, "text")
+	                                      : "no pages\n",
+	            stdout);
 }
 
 /* --- list ------------------------------------------------------------------

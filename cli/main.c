@@ -30,11 +30,12 @@ static const struct {
 static void
 usage(FILE *out)
 {
-	fprintf(out, "usage: corpus-gw COMMAND [options]\n\ncommands:\n");
+	(void)fprintf(out, "usage: corpus-gw COMMAND [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name,
-		        commands[i].help);
-	fprintf(out, "\n`corpus-gw COMMAND --help` describes a command.\n");
+		(void)fprintf(out, "  %-10s %s\n", commands[i].name,
+		              commands[i].help);
+	(void)fprintf(out,
+	              "\n`corpus-gw COMMAND --help` describes a command.\n");
 }
 
 int
@@ -52,7 +53,7 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "corpus-gw: unknown command '%s'\n", argv[1]);
+	(void)fprintf(stderr, "corpus-gw: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
 }

@@ -143,7 +143,7 @@ cli_session_sync(cli_session *s, json_t **report, cg_err *err)
 			json_object_update(*report,
 			                   json_object_get(res, "sources"));
 		else
-			fprintf(
+			(void)fprintf(
 			    stderr,
 			    "corpus-gw: warning: node %s not synced: %s\n",
 			    json_string_value(json_object_get(n, "node")),
