@@ -623,16 +623,32 @@ completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* --- lifecycle ------------------------------------------------------------ */
 
+/* The port after "http://HOST:" (strtol: a number past int's range must
+ * not wrap into 0-65535); -1 when it is not a port. */
+static long
+parse_port(const char *s)
+{
+	char *end = NULL;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || errno != 0 || v < 0 || v > 65535)
+		return -1;
+	return v;
+}
+
 static int
 parse_listen(const char *url, struct sockaddr_in *sa, cg_err *err)
 {
 	char host[64];
-	int port;
-	char tail;
+	int n = 0;
+	long port = -1;
 
 	memset(sa, 0, sizeof(*sa));
-	if (sscanf(url, "http://%63[^:/]:%d%c", host, &port, &tail) != 2 ||
-	    port < 0 || port > 65535)
+	if (sscanf(url, "http://%63[^:/]:%n", host, &n) == 1 && n > 0)
+		port = parse_port(url + n);
+	if (port < 0)
 		return cg_err_set(err, CG_EINVAL,
 		                  "listen '%s': expected http://HOST:PORT "
 		                  "(IPv4)",

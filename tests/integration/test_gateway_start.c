@@ -11,6 +11,8 @@
  *   program's MHD_start_daemon replaces libmicrohttpd's: it starts the
  *   daemon through MHD_start_daemon_va and, before returning it to
  *   cg_http_new, sends that request.
+ * - The listen address's port is checked as a number: one past int's
+ *   range used to wrap into a valid port.
  * - An out-of-memory copy fails the start instead of leaving a hole: a
  *   NULL allowed origin used to end the list early (origins after it were
  *   refused), a NULL workspace name, cache or listen address was returned
@@ -178,6 +180,37 @@ test_port_known_before_workers(void **state)
 	cg_http_free(h);
 }
 
+/* A port past int's range is refused, not wrapped into 0-65535 (2^32 is
+ * port 0 wrapped, 2^32 + 8096 port 8096); the ends of the range are
+ * accepted. */
+static void
+test_listen_port_range(void **state)
+{
+	static const char *const bad[] = {"http://127.0.0.1:4294967296",
+	                                  "http://127.0.0.1:4294975392",
+	                                  "http://127.0.0.1:65536",
+	                                  "http://127.0.0.1:-1",
+	                                  "http://127.0.0.1:80x",
+	                                  "http://127.0.0.1:",
+	                                  "http://127.0.0.1"};
+	cg_http_opts o = {.listen = "http://127.0.0.1:0"};
+	cg_http *h = NULL;
+	cg_err err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cg_err_clear(&err);
+		o.listen = bad[i];
+		assert_int_equal(cg_http_new(&h, &o, &err), CG_EINVAL);
+		assert_null(h);
+		assert_non_null(strstr(err.msg, "expected http://HOST:PORT"));
+	}
+	cg_err_clear(&err);
+	o.listen = "http://localhost:0";
+	assert_int_equal(cg_http_new(&h, &o, &err), 0);
+	cg_http_free(h);
+}
+
 static const char *const origins[] = {"http://a.example", "http://b.example",
                                       "http://c.example", NULL};
 
@@ -288,6 +321,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_port_known_before_workers),
+	    cmocka_unit_test(test_listen_port_range),
 	    cmocka_unit_test(test_origins_copied),
 	    cmocka_unit_test(test_origin_copy_fails),
 	    cmocka_unit_test(test_config_for_workspace),
