@@ -285,7 +285,7 @@ cg_hmi_q(char *out, const char *s)
 	for (size_t i = 0; i < k; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		out[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		out[i] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
 	}
 	if (k < n) {
 		memcpy(out + k, "...", 3);

@@ -308,7 +308,7 @@ in_fence(struct v1 *st, const char *s, size_t n)
 
 	while (i < n && i < 3 && s[i] == ' ')
 		i++;
-	c = i < n ? s[i] : '\0';
+	c = (char)(i < n ? s[i] : '\0');
 	while (i + k < n && s[i + k] == c)
 		k++;
 	if ((c == '`' || c == '~') && k >= 3) {

@@ -59,7 +59,8 @@ static void
 put_name(cg_buf *b, const char *s)
 {
 	for (; *s != '\0'; s++)
-		(void)cg_buf_putc(b, (unsigned char)*s < 0x20 ? ' ' : *s);
+		(void)cg_buf_putc(b,
+		                  (char)((unsigned char)*s < 0x20 ? ' ' : *s));
 }
 
 static const char *

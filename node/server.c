@@ -179,7 +179,7 @@ default_url(const cg_server *s, cg_err *err)
 		          (c >= '0' && c <= '9') || c == '-' || c == '.' ||
 		          c == '_';
 
-		(void)cg_buf_putc(&b, ok ? c : '_');
+		(void)cg_buf_putc(&b, (char)(ok ? c : '_'));
 	}
 	if (cg_buf_puts(&b, ".ipc") != 0) {
 		cg_buf_fini(&b);
