@@ -42,7 +42,7 @@ count_rows(cg_index *idx, const char *phrase, int64_t *out, cg_err *err)
 	cg_buf expr;
 	int rc;
 
-	cg_buf_init(&expr, CG_QUERY_MAX_BYTES * 2);
+	cg_buf_init(&expr, (size_t)CG_QUERY_MAX_BYTES * 2);
 	(void)cg_buf_putc(&expr, '"');
 	(void)cg_buf_puts(&expr, phrase);
 	rc = cg_buf_putc(&expr, '"');
@@ -105,7 +105,8 @@ set_rank(cg_index *idx, const cg_gstats *g, enum cg_match m)
 	cg_rank_ctx *r = cg_index_rank(idx);
 
 	for (int c = 0; c < CG_NCOLS; c++)
-		r->avgdl[c] = g->nrows > 0 ? (double)g->tot[c] / g->nrows : 1.0;
+		r->avgdl[c] =
+		    g->nrows > 0 ? (double)g->tot[c] / (double)g->nrows : 1.0;
 	if (m == CG_MATCH_PHRASE) {
 		r->nphrase = 1;
 		r->idf[0] = idf(g->df_phrase, g->nrows);

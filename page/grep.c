@@ -491,8 +491,8 @@ compile_regex(cg_grep *g, const char *pat, cg_err *err)
 		(void)regerror(rc, &re, msg, sizeof(msg));
 	else
 		regfree(&re);
-	cg_buf_init(&a, 2 * CG_GREP_PATTERN_MAX);
-	cg_buf_init(&b, 2 * CG_GREP_PATTERN_MAX);
+	cg_buf_init(&a, (size_t)2 * CG_GREP_PATTERN_MAX);
+	cg_buf_init(&b, (size_t)2 * CG_GREP_PATTERN_MAX);
 	(void)cg_buf_printf(&a, "^.*(%s)", pat);
 	(void)cg_buf_printf(&b, "^..*(%s)", pat);
 	if (rc == 0) {
@@ -636,7 +636,7 @@ hit_text(const cg_grep *g, size_t off, bool more, bool *clipped)
 	clean = cg_utf8_sanitize(g->buf + from, n, NULL, NULL);
 	if (clean == NULL || (from == 0 && g->base == 0))
 		return clean;
-	cg_buf_init(&b, 4 * CG_GREP_TEXT_MAX);
+	cg_buf_init(&b, (size_t)4 * CG_GREP_TEXT_MAX);
 	(void)cg_buf_puts(&b, "…");
 	(void)cg_buf_puts(&b, clean);
 	free(clean);
