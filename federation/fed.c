@@ -215,8 +215,8 @@ cg_fed_round_run(cg_fed *f, struct cg_fed_round *r, const char *op,
                  const json_t *args, json_t *const *scope, cg_err *err)
 {
 	r->n = f->nnodes;
-	r->reqs = calloc(r->n ? r->n : 1, sizeof(*r->reqs));
-	r->replies = calloc(r->n ? r->n : 1, sizeof(*r->replies));
+	r->reqs = calloc(r->n ? r->n : 1, sizeof(json_t *));
+	r->replies = calloc(r->n ? r->n : 1, sizeof(json_t *));
 	r->errs = calloc(r->n ? r->n : 1, sizeof(*r->errs));
 	if (r->reqs == NULL || r->replies == NULL || r->errs == NULL)
 		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
@@ -306,7 +306,8 @@ int
 cg_fed_sync(cg_fed *fed, json_t **out, cg_err *err)
 {
 	struct cg_fed_round r = {0};
-	json_t **scope = calloc(fed->nnodes ? fed->nnodes : 1, sizeof(*scope));
+	json_t **scope =
+	    calloc(fed->nnodes ? fed->nnodes : 1, sizeof(json_t *));
 	json_t *args = json_object();
 	int rc;
 
@@ -390,7 +391,8 @@ cg_fed_call(cg_fed *fed, const char *op, const json_t *args,
             cg_err *err)
 {
 	struct cg_fed_round r = {0};
-	json_t **scope = calloc(fed->nnodes ? fed->nnodes : 1, sizeof(*scope));
+	json_t **scope =
+	    calloc(fed->nnodes ? fed->nnodes : 1, sizeof(json_t *));
 	json_t *nodes = json_array();
 	json_t *empty = json_object();
 	int degraded = 0;

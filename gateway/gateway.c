@@ -130,7 +130,7 @@ start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
 	o.listen = url;
 	o.name = name;
 	o.on_demand = g->on_demand;
-	v = realloc(g->servers, (g->nservers + 1) * sizeof(*v));
+	v = realloc(g->servers, (g->nservers + 1) * sizeof(cg_server *));
 	if (v == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	g->servers = v;
