@@ -300,7 +300,8 @@ static int
 merge_tags(cg_page *p, const json_t *ov)
 {
 	static const char *const keys[] = {"tags", "keywords", "concepts"};
-	size_t n = 0, cap = 0;
+	size_t n = 0;
+	size_t cap = 0;
 	char **v;
 
 	while (p->tags != NULL && p->tags[n] != NULL)
