@@ -1,13 +1,20 @@
 /*
  * fetch.c - the refresh of one repository's remote corpora (see fetch.h
- * for the rules): lock, clean up, then per corpus TTL check, probe, and
- * fetch-materialise-publish.
+ * for the rules): lock, clean up, then the TTL check, every probe at once
+ * (cache/probe.h on one cache/httpc.h batch) with the writes of the
+ * corpora each answer settles (unchanged, or failed) done meanwhile by a
+ * few threads (each write waits for its fsync), and then the git work of
+ * the corpora that moved (cache/update_int.h: worker processes).
+ *
+ * Threads and processes: the writer threads are joined before the first
+ * worker is forked, so no fork happens while another thread runs.  Every
+ * line, count and progress update is made by the calling thread.
  *
  * Must not: index (a node notices the publish and re-indexes), parse
- * corpus files beyond config.yaml's sources, print anything but the
- * problem lines and -v lines to opts->out.
+ * corpus files beyond config.yaml's sources (cache/update.c), print
+ * anything but the problem lines and -v lines to opts->out.
  */
-#define _GNU_SOURCE /* renameat2, RENAME_EXCHANGE */
+#define _DEFAULT_SOURCE /* usleep */
 #include "cache/fetch.h"
 
 #include <sys/file.h>
@@ -16,18 +23,34 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cache/corpus.h"
-#include "cache/git.h"
 #include "cache/hiivmind.h"
+#include "cache/httpc.h"
 #include "cache/probe.h"
+#include "cache/update_int.h"
 #include "common/cg_fs.h"
 #include "common/cg_time.h"
+
+#define WRITERS 8 /* threads writing cached_at and state files at once */
+
+/* Where a corpus's refresh stands. */
+enum step {
+	S_FRESH = 1, /* within its TTL: not asked */
+	S_ASK,       /* its probe is in the batch */
+	S_SAME,      /* the remote did not move: only cached_at moves */
+	S_MOVED,     /* a new commit: git work */
+	S_UPDATED,   /* published */
+	S_FAILED,    /* err says why; the old cache keeps serving */
+	S_BROKEN,    /* no paths even (out of memory): said, nothing more */
+};
 
 /* One repository's run. */
 struct run {
@@ -37,7 +60,10 @@ struct run {
 	char *root;  /* cache root */
 	char *state; /* <root>/.corpus-gw */
 	int lock_fd;
-	size_t done, total; /* progress */
+	size_t done, total; /* progress: corpora settled, corpora wanted */
+	struct job *jobs;   /* one per wanted github corpus, registry order */
+	size_t njobs;
+	struct job **asked; /* by probe id */
 };
 
 /* One corpus's work. */
@@ -51,8 +77,11 @@ struct job {
 	cg_cache_meta meta;
 	bool have; /* a published cache exists */
 	cg_corpus_state st;
-	char sha[41];   /* the commit being published */
-	char etag[256]; /* of the probe that found it */
+	enum step step;
+	cg_err err;      /* S_FAILED: why */
+	cg_probe_req rq; /* S_ASK and later */
+	cg_probe_res res;
+	struct cg_update up; /* S_MOVED: the git work and its outcome */
 };
 
 void
@@ -66,6 +95,8 @@ cg_fetch_opts_init(cg_fetch_opts *o)
 	o->probe_timeout_ms = 15000;
 	o->fetch_timeout_ms = 300000;
 	o->lock_wait_ms = 30000;
+	o->deadline_ms = cg_mono_ms() + (int64_t)CG_FETCH_DEADLINE_S * 1000;
+	o->jobs = CG_FETCH_JOBS;
 	o->out = stderr;
 	if ((e = getenv("CORPUS_GW_API_BASE")) != NULL && *e)
 		o->api_base = e;
@@ -95,6 +126,7 @@ say(struct run *r, const char *fmt, ...)
 	fflush(r->o->out);
 }
 
+/* "[####......] i/n id: what", i the corpora settled so far. */
 static void
 progress(struct run *r, const char *id, const char *what)
 {
@@ -107,7 +139,7 @@ progress(struct run *r, const char *id, const char *what)
 	for (size_t i = 0; i < 20; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[20] = '\0';
-	fprintf(r->o->out, "\r\033[K[%s] %zu/%zu %s: %s", bar, r->done + 1,
+	fprintf(r->o->out, "\r\033[K[%s] %zu/%zu %s: %s", bar, r->done,
 	        r->total, id, what);
 	fflush(r->o->out);
 }
@@ -118,6 +150,7 @@ static int
 take_lock(struct run *r, cg_err *err)
 {
 	char *path = cg_path_join(r->state, "lock");
+	int64_t wait = r->o->lock_wait_ms;
 	int64_t t0;
 	int fd;
 
@@ -130,14 +163,16 @@ take_lock(struct run *r, cg_err *err)
 		return CG_EIO;
 	}
 	t0 = cg_mono_ms();
+	/* The wait counts against the run's deadline. */
+	if (r->o->deadline_ms > 0 && r->o->deadline_ms - t0 < wait)
+		wait = r->o->deadline_ms - t0 > 0 ? r->o->deadline_ms - t0 : 0;
 	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		if (errno != EWOULDBLOCK ||
-		    cg_mono_ms() - t0 >= r->o->lock_wait_ms) {
+		if (errno != EWOULDBLOCK || cg_mono_ms() - t0 >= wait) {
 			close(fd);
 			cg_err_set(err, CG_EUNAVAIL,
 			           "another corpus-gw fetch holds %s; gave "
-			           "up after %d ms",
-			           path, r->o->lock_wait_ms);
+			           "up after %lld ms",
+			           path, (long long)wait);
 			free(path);
 			return CG_EUNAVAIL;
 		}
@@ -214,269 +249,31 @@ job_init(struct job *j, struct run *r, const cg_hm_reg_corpus *c, cg_err *err)
 	if (!j->dir || !j->state_path || !j->gitdir || !j->stage)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	cg_err_clear(&me);
+	cg_err_clear(&j->err);
 	j->have = cg_cache_meta_read(&j->meta, j->dir, &me) == 0;
 	cg_corpus_state_read(&j->st, j->state_path);
 	clean_dir(j->dir, is_tmp);
 	return 0;
 }
 
-/* "<git_base>/<owner>/<name>.git" */
-static char *
-git_url(const cg_fetch_opts *o, const char *owner_name)
+static bool
+within_ttl(const struct job *j)
 {
-	size_t n = strlen(o->git_base) + strlen(owner_name) + 8;
-	char *s = malloc(n);
+	long age = cg_cache_meta_age(&j->meta, time(NULL));
 
-	if (s != NULL)
-		(void)snprintf(s, n, "%s/%s.git", o->git_base, owner_name);
-	return s;
+	return age >= 0 && age < j->c->ttl_s;
 }
 
-/* gitdir/<name>.git (malloc'd). */
-static char *
-git_dir_of(struct job *j, const char *name)
-{
-	char rel[320];
-
-	(void)snprintf(rel, sizeof(rel), "%s.git", name);
-	return cg_path_join(j->gitdir, rel);
-}
-
-/* Fetches url's branch into gitdir/<name>.git; sha gets the head. */
-static int
-fetch_one(struct job *j, const char *name, const char *owner_name,
-          const char *branch, char sha[41], cg_err *err)
-{
-	char *dir = git_dir_of(j, name);
-	char *url = git_url(j->r->o, owner_name);
-	cg_git_stats gs;
-	int rc;
-
-	if (dir == NULL || url == NULL) {
-		free(dir);
-		free(url);
-		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	}
-	memset(&gs, 0, sizeof(gs));
-	rc = cg_mkdir_p(j->gitdir, err);
-	if (rc == 0)
-		rc = cg_git_fetch(dir, url, branch, j->r->o->fetch_timeout_ms,
-		                  sha, &gs, err);
-	if (rc == 0) {
-		j->r->rep->git_objects += gs.received_objects;
-		j->r->rep->git_bytes += gs.received_bytes;
-	}
-	free(dir);
-	free(url);
-	return rc;
-}
-
-/* Materialises gitdir/<name>.git at sha, below sub, into stage/dest. */
-static int
-place(struct job *j, const char *name, const char *sha, const char *sub,
-      enum cg_git_depth depth, const char *dest, cg_err *err)
-{
-	char *gd = git_dir_of(j, name);
-	char *to = *dest ? cg_path_join(j->stage, dest) : strdup(j->stage);
-	cg_git_mat_stats ms;
-	int rc;
-
-	if (gd == NULL || to == NULL) {
-		free(gd);
-		free(to);
-		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	}
-	memset(&ms, 0, sizeof(ms));
-	rc = cg_git_materialise(gd, sha, sub, depth, to, &ms, err);
-	if (rc == 0 && ms.skipped > 0 && j->r->o->verbose)
-		say(j->r, "corpus %s: %u entries not written (%s)", j->c->id,
-		    ms.skipped, ms.first_skip);
-	free(gd);
-	free(to);
-	return rc;
-}
-
-/* "<path>/<docs_root>" inside the corpus repository (self sources). */
-static char *
-sub_join(const char *a, const char *b)
-{
-	size_t n = strlen(a ? a : "") + strlen(b ? b : "") + 2;
-	char *s = malloc(n);
-
-	if (s != NULL)
-		(void)snprintf(s, n, "%s%s%s", a ? a : "",
-		               a && *a && b && *b ? "/" : "", b ? b : "");
-	return s;
-}
-
-/* One config.yaml source into stage/docs/<sid>. */
-static int
-place_source(struct job *j, const cg_hm_source *s, cg_err *err)
-{
-	char dest[512];
-	char name[300];
-	char owner_name[300];
-	char head[41];
-	const char *at = head;
-	int rc;
-
-	(void)snprintf(dest, sizeof(dest), "%s/%s", CG_CORPUS_DIR, s->id);
-	if (s->type != NULL && strcmp(s->type, "self") == 0) {
-		char *sub = sub_join(j->c->path, s->docs_root);
-
-		rc = sub ? place(j, "corpus", j->sha, sub, CG_GIT_RECURSIVE,
-		                 dest, err)
-		         : cg_err_set(err, CG_ENOMEM, "out of memory");
-		free(sub);
-		return rc;
-	}
-	if (s->type == NULL || strcmp(s->type, "git") != 0 ||
-	    s->repo_owner == NULL || s->repo_name == NULL) {
-		if (j->r->o->verbose)
-			say(j->r,
-			    "corpus %s: source %s (%s) has no git "
-			    "documents to fetch",
-			    j->c->id, s->id, s->type ? s->type : "no type");
-		return 0;
-	}
-	(void)snprintf(name, sizeof(name), "src-%s", s->id);
-	(void)snprintf(owner_name, sizeof(owner_name), "%s/%s", s->repo_owner,
-	               s->repo_name);
-	rc = fetch_one(j, name, owner_name, s->branch ? s->branch : "main",
-	               head, err);
-	if (rc != 0)
-		return cg_err_set(err, rc, "source %s", s->id);
-	if (s->last_commit_sha != NULL) {
-		char *gd = git_dir_of(j, name);
-
-		if (gd != NULL && cg_git_has_commit(gd, s->last_commit_sha))
-			at = s->last_commit_sha;
-		free(gd);
-	}
-	return place(j, name, at, s->docs_root, CG_GIT_RECURSIVE, dest, err);
-}
-
-/* The sources of the staged config.yaml. */
-static int
-place_sources(struct job *j, cg_err *err)
-{
-	char *path = cg_path_join(j->stage, "config.yaml");
-	char *text = NULL;
-	size_t len = 0;
-	cg_hm_config cfg;
-	cg_err e;
-	int rc;
-
-	cg_err_clear(&e);
-	if (path == NULL)
-		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	rc = cg_file_read(path, CG_HM_MAX_BYTES, &text, &len, &e);
-	free(path);
-	if (rc != 0)
-		return 0; /* entries only: the node reports it */
-	rc = cg_hm_config_parse(&cfg, text, len, &e);
-	free(text);
-	if (rc != 0)
-		return 0;
-	for (size_t i = 0; rc == 0 && i < cfg.nsources; i++)
-		rc = place_source(j, &cfg.sources[i], err);
-	cg_hm_config_fini(&cfg);
-	return rc;
-}
-
-/* Swaps the stage in for the published tree (or moves it there). */
-static int
-publish(struct job *j, cg_err *err)
-{
-	if (!cg_is_dir(j->dir)) {
-		if (rename(j->stage, j->dir) != 0)
-			return cg_err_set(err, CG_EIO, "publish %s: %s", j->dir,
-			                  strerror(errno));
-		return 0;
-	}
-	if (renameat2(AT_FDCWD, j->stage, AT_FDCWD, j->dir, RENAME_EXCHANGE) !=
-	    0)
-		return cg_err_set(err, CG_EIO, "publish %s: %s", j->dir,
-		                  strerror(errno));
-	(void)cg_rm_rf(j->stage); /* the old tree */
-	return 0;
-}
-
+/* Marks j failed with why (the first failure wins). */
 static void
-fill_meta(struct job *j, cg_cache_meta *m)
+fail(struct job *j, const cg_err *why)
 {
-	memset(m, 0, sizeof(*m));
-	(void)snprintf(m->corpus_id, sizeof(m->corpus_id), "%s", j->c->id);
-	(void)snprintf(m->source_repo, sizeof(m->source_repo), "%s",
-	               j->c->repo);
-	(void)snprintf(m->source_ref, sizeof(m->source_ref), "%s", j->c->ref);
-	cg_utc_stamp(m->cached_at, time(NULL));
-	(void)snprintf(m->cached_commit_sha, sizeof(m->cached_commit_sha), "%s",
-	               j->sha);
-	m->ttl_days = (double)j->c->ttl_s / 86400.0;
+	j->step = S_FAILED;
+	(void)cg_err_set(&j->err, why->code ? why->code : CG_ERR, "%s",
+	                 why->msg[0] ? why->msg : cg_code_name(why->code));
 }
 
-/* The staged corpus must be one a node can index: a new commit whose
- * index does not parse is not published (the old cache keeps serving). */
-static int
-check_stage(struct job *j, cg_err *err)
-{
-	cg_corpus c;
-	cg_err le;
-	int rc;
-
-	cg_err_clear(&le);
-	rc = cg_corpus_load(&c, j->stage, true, &le);
-	cg_corpus_fini(&c);
-	if (rc != 0)
-		return cg_err_set(err, rc, "commit %.7s is not published: %s",
-		                  j->sha, le.msg);
-	return 0;
-}
-
-/* Fetch, materialise into the stage, publish. */
-static int
-update(struct job *j, cg_err *err)
-{
-	char head[41];
-	cg_cache_meta m;
-	int rc;
-
-	(void)cg_rm_rf(j->stage);
-	progress(j->r, j->c->id, "fetching");
-	rc = fetch_one(j, "corpus", j->c->repo, j->c->ref, head, err);
-	if (rc != 0)
-		return rc;
-	memcpy(j->sha, head, sizeof(j->sha));
-	rc = place(j, "corpus", j->sha, j->c->path, CG_GIT_TOP_FILES, "", err);
-	if (rc == 0)
-		rc = place_sources(j, err);
-	if (rc == 0)
-		rc = check_stage(j, err);
-	if (rc != 0)
-		return rc;
-	fill_meta(j, &m);
-	rc = cg_cache_meta_write(&m, j->stage, err);
-	if (rc == 0)
-		rc = publish(j, err);
-	return rc;
-}
-
-static void
-record_error(struct job *j, const cg_err *e)
-{
-	cg_err we;
-
-	(void)snprintf(j->st.last_error, sizeof(j->st.last_error), "%s",
-	               e->msg[0] ? e->msg : cg_code_name(e->code));
-	cg_utc_stamp(j->st.last_error_at, time(NULL));
-	cg_err_clear(&we);
-	(void)cg_corpus_state_write(&j->st, j->state_path, &we);
-	j->r->rep->failed++;
-	say(j->r, "corpus %s: %s; %s", j->c->id, j->st.last_error,
-	    j->have ? "the old cache keeps serving, marked stale"
-	            : "nothing cached yet");
-}
+/* --- the writes of corpora settled by their probe ------------------------ */
 
 /* Only cached_at moves (and the state says the probe answered). */
 static int
@@ -491,79 +288,338 @@ touch(struct job *j, cg_err *err)
 	(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
 	               j->meta.cached_commit_sha);
 	j->st.last_error[0] = j->st.last_error_at[0] = '\0';
-	j->r->rep->unchanged++;
-	if (j->r->o->verbose)
-		say(j->r, "corpus %s: unchanged at %.7s", j->c->id,
-		    j->meta.cached_commit_sha);
 	return cg_corpus_state_write(&j->st, j->state_path, err);
 }
 
-static int
-probe(struct job *j, cg_probe_res *res, cg_err *err)
+/* The state records j's error (the old cache keeps serving). */
+static void
+record(struct job *j)
 {
-	cg_probe_req rq = {
-	    j->r->o->api_base, j->c->repo,
-	    j->c->ref,         j->have && j->st.etag[0] ? j->st.etag : NULL,
-	    j->r->o->token,    j->r->o->probe_timeout_ms};
-	int rc;
+	cg_err we;
 
-	progress(j->r, j->c->id, "asking for the current commit");
-	memset(res, 0, sizeof(*res));
-	rc = cg_probe_commit(&rq, res, err);
-	j->r->rep->http_requests++;
-	j->r->rep->http_bytes += res->bytes;
-	if (rc != 0)
-		return rc;
-	cg_utc_stamp(j->st.checked_at, time(NULL));
-	if (res->status == CG_PROBE_NEW)
-		(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
-		               res->sha);
+	(void)snprintf(j->st.last_error, sizeof(j->st.last_error), "%s",
+	               j->err.msg);
+	cg_utc_stamp(j->st.last_error_at, time(NULL));
+	cg_err_clear(&we);
+	(void)cg_corpus_state_write(&j->st, j->state_path, &we);
+}
+
+/* The writes of one settled corpus: touch, or record its failure (also
+ * a failed touch's).  Runs on a writer thread: j only. */
+static void
+settle(struct job *j)
+{
+	cg_err e;
+
+	cg_err_clear(&e);
+	if (j->step == S_SAME && touch(j, &e) != 0)
+		fail(j, &e);
+	if (j->step == S_FAILED)
+		record(j);
+}
+
+/*
+ * The writer threads and their queue.  The probes' callback pushes each
+ * corpus as its answer settles it, so the writes (small, each waiting for
+ * its fsync) overlap the answers still to come and each other.  Once
+ * pushed, a job belongs to the writers until writers_finish returns.
+ */
+struct writers {
+	pthread_mutex_t mu; /* guards v, n, next, closed */
+	pthread_cond_t cv;  /* a push, or the close */
+	struct job **v;     /* pushed, in order */
+	size_t n;           /* pushed */
+	size_t next;        /* taken */
+	bool closed;        /* nothing more will be pushed */
+	pthread_t t[WRITERS];
+	size_t nt; /* threads started */
+};
+
+static void *
+writer(void *arg)
+{
+	struct writers *w = arg;
+
+	for (;;) {
+		struct job *j = NULL;
+
+		pthread_mutex_lock(&w->mu);
+		while (w->next == w->n && !w->closed)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->next < w->n)
+			j = w->v[w->next++];
+		pthread_mutex_unlock(&w->mu);
+		if (j == NULL)
+			return NULL;
+		settle(j);
+	}
+}
+
+/* Up to WRITERS threads for at most cap jobs (none for one job: the
+ * caller writes it at the finish). */
+static int
+writers_start(struct writers *w, size_t cap, cg_err *err)
+{
+	memset(w, 0, sizeof(*w));
+	w->v = calloc(cap + 1, sizeof(*w->v));
+	if (w->v == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	while (cap > 1 && w->nt < WRITERS && w->nt < cap &&
+	       pthread_create(&w->t[w->nt], NULL, writer, w) == 0)
+		w->nt++;
 	return 0;
 }
 
-static bool
-within_ttl(const struct job *j)
+static void
+writers_push(struct writers *w, struct job *j)
 {
-	long age = cg_cache_meta_age(&j->meta, time(NULL));
+	pthread_mutex_lock(&w->mu);
+	w->v[w->n++] = j;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
 
-	return age >= 0 && age < j->c->ttl_s;
+/* Closes the queue, helps drain it and joins the threads. */
+static void
+writers_finish(struct writers *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->closed = true;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	(void)writer(w);
+	for (size_t i = 0; i < w->nt; i++)
+		pthread_join(w->t[i], NULL);
+	pthread_cond_destroy(&w->cv);
+	pthread_mutex_destroy(&w->mu);
+	free(w->v);
+}
+
+/* --- step 2: every probe at once ---------------------------------------- */
+
+/* What one run's probes share with the batch's callback. */
+struct asking {
+	struct run *r;
+	cg_httpc *h;
+	struct writers w;
+};
+
+/* Queues j's probe in the batch. */
+static void
+ask(struct asking *a, struct job *j, size_t *n)
+{
+	const cg_fetch_opts *o = a->r->o;
+	size_t id = 0;
+	cg_err e;
+
+	cg_err_clear(&e);
+	j->rq.api_base = o->api_base;
+	j->rq.repo = j->c->repo;
+	j->rq.ref = j->c->ref;
+	j->rq.etag = j->have && j->st.etag[0] ? j->st.etag : NULL;
+	j->rq.token = o->token;
+	j->rq.timeout_ms = o->probe_timeout_ms;
+	if (cg_probe_add(a->h, &j->rq, &id, &e) != 0) {
+		fail(j, &e);
+		writers_push(&a->w, j);
+		return;
+	}
+	j->step = S_ASK;
+	a->r->asked[id] = j;
+	(*n)++;
+}
+
+/* What j's probe said: the step it leads to. */
+static void
+judge(struct job *j, const cg_httpc *h, size_t id)
+{
+	const cg_httpc_res *hr = cg_httpc_res_of(h, id);
+	cg_err e;
+	int rc;
+
+	cg_err_clear(&e);
+	rc = cg_probe_take(h, id, &j->rq, &j->res, &e);
+	j->r->rep->http_requests++;
+	j->r->rep->http_bytes += j->res.bytes;
+	j->r->rep->http_connections += hr ? hr->connections : 0;
+	if (rc != 0) {
+		fail(j, &e);
+		return;
+	}
+	cg_utc_stamp(j->st.checked_at, time(NULL));
+	if (j->res.status == CG_PROBE_NEW)
+		(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
+		               j->res.sha);
+	if (j->have && (j->res.status == CG_PROBE_SAME ||
+	                strcmp(j->res.sha, j->meta.cached_commit_sha) == 0)) {
+		if (j->res.etag[0])
+			(void)snprintf(j->st.etag, sizeof(j->st.etag), "%s",
+			               j->res.etag);
+		j->step = S_SAME;
+	} else if (j->res.status == CG_PROBE_SAME) {
+		(void)cg_err_set(&e, CG_EPROTO,
+		                 "304 Not Modified without a cache");
+		fail(j, &e);
+	} else {
+		j->step = S_MOVED;
+	}
+}
+
+/* As each probe ends (cg_httpc_run's done callback): judged, shown, and
+ * handed to the writers when that settles it. */
+static void
+answered(void *ud, size_t id, const cg_httpc_res *res)
+{
+	struct asking *a = ud;
+	struct job *j = a->r->asked[id];
+
+	(void)res;
+	judge(j, a->h, id);
+	a->r->done += j->step != S_MOVED;
+	progress(a->r, j->c->id,
+	         j->step == S_SAME    ? "unchanged"
+	         : j->step == S_MOVED ? "moved"
+	                              : "failed");
+	if (j->step != S_MOVED)
+		writers_push(&a->w, j);
+}
+
+/* The line of a failed corpus. */
+static void
+say_failed(struct job *j)
+{
+	j->r->rep->failed++;
+	say(j->r, "corpus %s: %s; %s", j->c->id, j->err.msg,
+	    j->have ? "the old cache keeps serving, marked stale"
+	            : "nothing cached yet");
+}
+
+/* Every due probe at once; the corpora they settle written meanwhile;
+ * then their lines, in registry order. */
+static int
+probe_all(struct run *r, cg_err *err)
+{
+	struct asking a;
+	cg_httpc_opts ho;
+	size_t n = 0;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	a.r = r;
+	r->asked = calloc(r->njobs + 1, sizeof(*r->asked));
+	if (r->asked == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	cg_httpc_opts_init(&ho);
+	ho.deadline_ms = r->o->deadline_ms;
+	rc = cg_httpc_new(&a.h, &ho, err);
+	if (rc == 0)
+		rc = writers_start(&a.w, r->njobs, err);
+	if (rc != 0) {
+		cg_httpc_free(a.h);
+		return rc;
+	}
+	for (size_t i = 0; i < r->njobs; i++)
+		if (r->jobs[i].step == 0)
+			ask(&a, &r->jobs[i], &n);
+	if (n > 0) {
+		progress(r, r->asked[0]->c->id, "asking");
+		(void)cg_httpc_run(a.h, answered, &a);
+	}
+	writers_finish(&a.w);
+	cg_httpc_free(a.h);
+	for (size_t i = 0; i < r->njobs; i++) {
+		struct job *j = &r->jobs[i];
+
+		if (j->step == S_FAILED) {
+			say_failed(j);
+		} else if (j->step == S_SAME) {
+			r->rep->unchanged++;
+			if (r->o->verbose)
+				say(r, "corpus %s: unchanged at %.7s", j->c->id,
+				    j->meta.cached_commit_sha);
+		}
+	}
+	return 0;
+}
+
+/* --- step 3: the git work of the corpora that moved --------------------- */
+
+/* The outcome of one update (cg_update_run's done callback). */
+static void
+updated(void *ud, struct cg_update *u)
+{
+	/* u is the up member of its job. */
+	struct job *j = (struct job *)((char *)u - offsetof(struct job, up));
+	struct run *r = ud;
+	cg_err e;
+
+	r->rep->git_objects += u->objects;
+	r->rep->git_bytes += u->bytes;
+	if (r->o->verbose && u->notes[0] != '\0')
+		say(r, "%.*s", (int)strlen(u->notes) - 1, u->notes);
+	cg_err_clear(&e);
+	if (u->rc != 0) {
+		fail(j, &u->err);
+	} else {
+		(void)snprintf(j->st.etag, sizeof(j->st.etag), "%s",
+		               j->res.etag);
+		(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
+		               u->sha);
+		j->st.last_error[0] = j->st.last_error_at[0] = '\0';
+		if (cg_corpus_state_write(&j->st, j->state_path, &e) != 0)
+			fail(j, &e);
+	}
+	r->done++;
+	if (j->step == S_FAILED) {
+		record(j);
+		say_failed(j);
+		return;
+	}
+	j->step = S_UPDATED;
+	r->rep->updated++;
+	progress(r, j->c->id, "updated");
+	if (r->o->verbose)
+		say(r, "corpus %s: updated to %.7s", j->c->id, u->sha);
 }
 
 static int
-refresh_corpus(struct job *j, cg_err *err)
+update_all(struct run *r, cg_err *err)
 {
-	cg_probe_res res;
-	int rc;
+	struct cg_update **v = calloc(r->njobs + 1, sizeof(*v));
+	cg_update_opts uo;
+	size_t n = 0;
 
-	if (!j->r->o->refresh && j->have && within_ttl(j)) {
-		j->r->rep->fresh++;
-		return 0;
+	if (v == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	for (size_t i = 0; i < r->njobs; i++) {
+		struct job *j = &r->jobs[i];
+
+		if (j->step != S_MOVED)
+			continue;
+		j->up.c = j->c;
+		j->up.dir = j->dir;
+		j->up.gitdir = j->gitdir;
+		j->up.stage = j->stage;
+		j->up.before = j->have ? j->meta.cached_commit_sha : "";
+		v[n++] = &j->up;
 	}
-	rc = probe(j, &res, err);
-	if (rc == 0 && j->have &&
-	    (res.status == CG_PROBE_SAME ||
-	     strcmp(res.sha, j->meta.cached_commit_sha) == 0)) {
-		if (res.etag[0])
-			(void)snprintf(j->st.etag, sizeof(j->st.etag), "%s",
-			               res.etag);
-		return touch(j, err);
-	}
-	if (rc == 0 && res.status == CG_PROBE_SAME)
-		return cg_err_set(err, CG_EPROTO,
-		                  "304 Not Modified without a cache");
-	if (rc == 0)
-		rc = update(j, err);
-	if (rc != 0)
-		return rc;
-	(void)snprintf(j->st.etag, sizeof(j->st.etag), "%s", res.etag);
-	(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
-	               j->sha);
-	j->st.last_error[0] = j->st.last_error_at[0] = '\0';
-	j->r->rep->updated++;
-	if (j->r->o->verbose)
-		say(j->r, "corpus %s: updated to %.7s", j->c->id, j->sha);
-	return cg_corpus_state_write(&j->st, j->state_path, err);
+	memset(&uo, 0, sizeof(uo));
+	uo.git_base = r->o->git_base;
+	uo.fetch_timeout_ms = r->o->fetch_timeout_ms;
+	uo.jobs = r->o->jobs;
+	uo.deadline_ms = r->o->deadline_ms;
+	uo.done = updated;
+	uo.ud = r;
+	if (n > 0)
+		progress(r, v[0]->c->id, "fetching");
+	cg_update_run(&uo, v, n);
+	free(v);
+	return 0;
 }
+
+/* --- the run ------------------------------------------------------------ */
 
 static bool
 wanted(struct run *r, const char *id)
@@ -579,50 +635,69 @@ wanted(struct run *r, const char *id)
 	return false;
 }
 
-static void
-run_corpus(struct run *r, const cg_hm_reg_corpus *c)
+/* The jobs of the wanted github corpora; the TTL step. */
+static int
+plan(struct run *r, const cg_hm_registry *reg, cg_err *err)
 {
-	struct job j;
-	cg_err e;
-
-	cg_err_clear(&e);
-	r->rep->corpora++;
-	if (job_init(&j, r, c, &e) != 0) {
-		r->rep->failed++;
-		say(r, "corpus %s: %s", c->id, e.msg);
-	} else if (refresh_corpus(&j, &e) != 0) {
-		record_error(&j, &e);
-	}
-	job_fini(&j);
-}
-
-static void
-run_all(struct run *r, const cg_hm_registry *reg)
-{
+	r->jobs = calloc(r->total + 1, sizeof(*r->jobs));
+	if (r->jobs == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	for (size_t i = 0; i < reg->n; i++) {
 		const cg_hm_reg_corpus *c = &reg->v[i];
+		struct job *j = &r->jobs[r->njobs];
+		cg_err e;
 
 		if (c->type != CG_HM_GITHUB || !wanted(r, c->id))
 			continue;
-		run_corpus(r, c);
-		r->done++;
+		r->njobs++;
+		r->rep->corpora++;
+		cg_err_clear(&e);
+		if (job_init(j, r, c, &e) != 0) {
+			/* Not even its paths: no state to write. */
+			r->rep->failed++;
+			say(r, "corpus %s: %s", c->id, e.msg);
+			j->step = S_BROKEN;
+			r->done++;
+		} else if (!r->o->refresh && j->have && within_ttl(j)) {
+			j->step = S_FRESH;
+			r->rep->fresh++;
+			r->done++;
+		}
 	}
+	return 0;
+}
+
+static int
+run_all(struct run *r, const cg_hm_registry *reg, cg_err *err)
+{
+	int rc = plan(r, reg, err);
+
+	if (rc == 0)
+		rc = probe_all(r, err);
+	if (rc == 0)
+		rc = update_all(r, err);
 	if (r->o->progress && r->total > 0) {
 		fputs("\r\033[K", r->o->out);
 		fflush(r->o->out);
 	}
+	return rc;
 }
 
 int
 cg_fetch_repo(const cg_fetch_opts *o, const char *repo, cg_fetch_report *rep,
               cg_err *err)
 {
-	struct run r = {o, rep, repo, NULL, NULL, -1, 0, 0};
+	struct run r;
 	cg_hm_registry reg;
 	int rc = cg_corpus_registry_load(&reg, repo, err);
 
 	if (rc != 0)
 		return rc;
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	r.rep = rep;
+	r.repo = repo;
+	r.lock_fd = -1;
 	for (size_t i = 0; reg.warnings[i] != NULL; i++)
 		say(&r, "registry %s: %s", repo, reg.warnings[i]);
 	r.root = cg_corpus_cache_root(repo);
@@ -639,8 +714,12 @@ cg_fetch_repo(const cg_fetch_opts *o, const char *repo, cg_fetch_report *rep,
 		rc = take_lock(&r, err);
 	if (rc == 0 && r.total > 0) {
 		clean_dir(r.state, is_leftover);
-		run_all(&r, &reg);
+		rc = run_all(&r, &reg, err);
 	}
+	for (size_t i = 0; i < r.njobs; i++)
+		job_fini(&r.jobs[i]);
+	free(r.jobs);
+	free(r.asked);
 	if (r.lock_fd >= 0)
 		close(r.lock_fd);
 	free(r.root);

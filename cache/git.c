@@ -2,28 +2,25 @@
  * git.c - fetch one branch into a bare repository and materialise paths of
  * a commit, with libgit2 1.5.
  *
- * The fetch runs in a forked child: libgit2 1.5 has no network timeout, so
- * the parent waits for the child's reply on a pipe until the deadline and
- * then kills it.  Materialising never uses libgit2's checkout (which writes
- * symlinks that point anywhere): it walks the tree and writes regular blobs
- * itself, relative to directory fds it created, with O_EXCL|O_NOFOLLOW.
+ * The fetch runs in a forked child (cache/child_int.h): libgit2 1.5 has no
+ * network timeout, so the parent waits for the child's reply on a pipe
+ * until the deadline and then kills it.  Materialising never uses libgit2's
+ * checkout (which writes symlinks that point anywhere): it walks the tree and
+ * writes regular blobs itself, relative to directory fds it created, with
+ * O_EXCL|O_NOFOLLOW.
  *
  * Must not: print, keep state between calls, show a URL's userinfo.
  */
 #define _GNU_SOURCE
 #include "cache/git.h"
 
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,13 +29,13 @@
 
 #include <git2.h>
 
+#include "cache/child_int.h"
 #include "common/cg_fs.h"
 #include "common/cg_time.h"
 
 #define URL_SHOWN_MAX 256  /* a URL as messages show it */
 #define REL_MAX       1024 /* a path as first_skip shows it */
 #define BRANCH_MAX    200
-#define WAIT_TICK_MS  50 /* how often the parent looks for a dead child */
 
 bool
 cg_git_name_safe(const char *name, size_t len)
@@ -419,7 +416,7 @@ write_fd(int fd, const char *p, uint64_t n)
 	return 0;
 }
 
-/* What the child sends back: one write, shorter than PIPE_BUF. */
+/* What the child sends back. */
 struct fetch_reply {
 	int code;
 	char sha[41];
@@ -427,90 +424,46 @@ struct fetch_reply {
 	char msg[CG_ERR_MSG_MAX];
 };
 
-static void __attribute__((noreturn))
-fetch_child(int wfd, pid_t parent, const char *gitdir, const char *url,
-            const char *branch)
+/* What the child is asked to fetch. */
+struct fetch_args {
+	const char *gitdir;
+	const char *url;
+	const char *branch;
+};
+
+/* Runs in the child (cache/child_int.h). */
+static void
+fetch_child(void *arg, void *reply)
 {
-	struct fetch_reply r;
+	const struct fetch_args *a = arg;
+	struct fetch_reply *r = reply;
 	cg_err err;
 
-	memset(&r, 0, sizeof(r));
 	cg_err_clear(&err);
-	/* Dies with the thread that waits for it, should that one die. */
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(1);
 	if (git_libgit2_init() < 0)
-		r.code = cg_err_set(&err, CG_ERR, "libgit2 init failed");
+		r->code = cg_err_set(&err, CG_ERR, "libgit2 init failed");
 	else
-		r.code = fetch_run(gitdir, url, branch, r.sha, &r.st, &err);
-	memcpy(r.msg, err.msg, sizeof(r.msg));
-	scrub_userinfo(r.msg, sizeof(r.msg), url);
-	(void)write_fd(wfd, (const char *)&r, sizeof(r));
-	_exit(0);
-}
-
-/* Reads what the pipe holds now into r; returns the bytes read so far. */
-static size_t
-read_reply(int rfd, struct fetch_reply *r, size_t got)
-{
-	while (got < sizeof(*r)) {
-		ssize_t k = read(rfd, (char *)r + got, sizeof(*r) - got);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	return got;
-}
-
-/*
- * Waits for the child until deadline; 1 when it exited (status set), 0
- * when it was killed at the deadline.  The pipe is drained as it fills.
- */
-static int
-wait_child(pid_t pid, int rfd, long long deadline, struct fetch_reply *r,
-           size_t *got, int *status)
-{
-	struct pollfd pfd = {.fd = rfd, .events = POLLIN};
-
-	for (;;) {
-		long long left = deadline - cg_mono_ms();
-		pid_t w;
-
-		if (left <= 0)
-			break;
-		(void)poll(&pfd, 1,
-		           left < WAIT_TICK_MS ? (int)left : WAIT_TICK_MS);
-		*got = read_reply(rfd, r, *got);
-		w = waitpid(pid, status, WNOHANG);
-		if (w == pid || (w < 0 && errno == ECHILD)) {
-			*got = read_reply(rfd, r, *got);
-			return 1;
-		}
-	}
-	(void)kill(pid, SIGKILL);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-	return 0;
+		r->code = fetch_run(a->gitdir, a->url, a->branch, r->sha,
+		                    &r->st, &err);
+	memcpy(r->msg, err.msg, sizeof(r->msg));
+	scrub_userinfo(r->msg, sizeof(r->msg), a->url);
 }
 
 /* Turns what the parent saw into the result. */
 static int
-fetch_result(const struct fetch_reply *r, size_t got, int exited, int status,
-             const char *shown, int timeout_ms, char sha[41], cg_git_stats *st,
-             cg_err *err)
+fetch_result(const cg_child *c, bool ended, const char *shown, int timeout_ms,
+             char sha[41], cg_git_stats *st, cg_err *err)
 {
-	if (!exited)
+	const struct fetch_reply *r = c->reply;
+
+	if (!ended)
 		return cg_err_set(err, CG_ETIMEDOUT,
 		                  "fetch of %s timed out after %d ms", shown,
 		                  timeout_ms);
-	if (got != sizeof(*r))
+	if (!cg_child_replied(c))
 		return cg_err_set(err, CG_ERR,
 		                  "fetch of %s: child died (status %d)", shown,
-		                  status);
+		                  c->status);
 	if (r->code != 0)
 		return cg_err_set(err, r->code, "fetch of %s: %.400s", shown,
 		                  r->msg);
@@ -526,14 +479,12 @@ cg_git_fetch(const char *gitdir, const char *url, const char *branch,
              int timeout_ms, char sha[41], cg_git_stats *st, cg_err *err)
 {
 	struct fetch_reply r;
+	struct fetch_args a = {gitdir, url, branch};
 	char shown[URL_SHOWN_MAX];
-	long long deadline = cg_mono_ms() + timeout_ms;
-	size_t got = 0;
-	int status = 0;
-	int fds[2];
-	int exited;
-	pid_t self = getpid();
-	pid_t pid;
+	int64_t deadline = cg_mono_ms() + timeout_ms;
+	cg_child c;
+	bool ended;
+	int rc;
 
 	sha[0] = '\0';
 	if (st != NULL)
@@ -547,24 +498,12 @@ cg_git_fetch(const char *gitdir, const char *url, const char *branch,
 	if (timeout_ms <= 0)
 		return cg_err_set(err, CG_EINVAL,
 		                  "fetch of %s: timeout must be > 0", shown);
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return cg_err_set(err, CG_EIO, "pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid == 0) {
-		close(fds[0]);
-		fetch_child(fds[1], self, gitdir, url, branch);
-	}
-	close(fds[1]);
-	if (pid < 0) {
-		close(fds[0]);
-		return cg_err_set(err, CG_EIO, "fork: %s", strerror(errno));
-	}
-	(void)fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	memset(&r, 0, sizeof(r));
-	exited = wait_child(pid, fds[0], deadline, &r, &got, &status);
-	close(fds[0]);
-	return fetch_result(&r, got, exited, status, shown, timeout_ms, sha, st,
-	                    err);
+	rc = cg_child_start(&c, fetch_child, &a, &r, sizeof(r), err);
+	if (rc != 0)
+		return rc;
+	ended = cg_child_wait(&c, deadline);
+	return fetch_result(&c, ended, shown, timeout_ms, sha, st, err);
 }
 
 static int

@@ -15,15 +15,17 @@
  *
  * Each function calls git_libgit2_init/git_libgit2_shutdown itself (they
  * are reference counted), so callers need not.  The fetch child is made
- * with fork() and runs libgit2 in it: call cg_git_fetch from a process
- * whose other threads do not hold libgit2 locks across the fork (the
- * deadline still bounds a child that deadlocks).
+ * with fork() (cache/child_int.h) and runs libgit2 in it: call
+ * cg_git_fetch from a process whose other threads do not hold libgit2
+ * locks across the fork (the deadline still bounds a child that
+ * deadlocks).
  *
  * Must not: parse corpus files, talk HTTP, know about _cache_meta.json.
  *
- * May be included by cache/ only (fetch.c drives it), the tests and the
- * fuzz targets: libgit2 stays behind this one module, and the layers
- * above fetch through cache/fetch.h.
+ * May be included by cache/ only (update.c drives it, in the worker
+ * processes of a fetch run), the tests and the fuzz targets: libgit2 stays
+ * behind this one module, and the layers above fetch through
+ * cache/fetch.h.
  */
 #ifndef CG_GIT_H
 #define CG_GIT_H

@@ -11,15 +11,20 @@
  * its cached one); 304 is CG_PROBE_SAME (nothing moved; no body).  The token
  * is never written to an error message, a log line or stderr (libcurl's
  * verbose mode is never enabled).  Bounded: connect timeout, total
- * timeout, a 4 KiB body cap, no redirects to other hosts.
+ * timeout, a 4 KiB body cap, no redirects.
+ *
+ * Many probes run at once on one batch of cache/httpc.h (cg_probe_add for
+ * each, one cg_httpc_run, cg_probe_take for each): they share its
+ * connections (HTTP/1.1 keep-alive, or HTTP/2 streams of one connection)
+ * and its deadline.  cg_probe_commit is one probe in a batch of its own.
  *
  * Must not: touch the cache, run git, read the environment (the caller
- * passes the token).
+ * passes the token), call libcurl but through cache/httpc.h.
  *
  * Decisions (probe.c):
- * - One libcurl easy handle per call, so calls on different threads share
- *   nothing; each probe opens a new connection (about 0.8 ms for a 304 on
- *   loopback).  It calls cg_probe_global_init itself too (pthread_once).
+ * - A batch belongs to one thread; probes on different threads use
+ *   different batches and share nothing.  libcurl's global init is
+ *   cg_httpc_global_init's (pthread_once).
  * - libcurl's proxy variables (https_proxy, no_proxy...) apply as they do
  *   for curl(1); nothing else from the environment is read.
  * - An empty etag or token ("") counts as none.
@@ -36,6 +41,7 @@
 
 #include <stddef.h>
 
+#include "cache/httpc.h"
 #include "common/cg_err.h"
 
 enum cg_probe_status {
@@ -80,7 +86,20 @@ typedef struct cg_probe_res {
  */
 int cg_probe_commit(const cg_probe_req *rq, cg_probe_res *rs, cg_err *err);
 
-/* Global libcurl setup; call once per process before threads start. */
-int cg_probe_global_init(cg_err *err);
+/*
+ * Checks rq (the CG_EINVAL cases above, nothing queued) and queues its
+ * request in batch h; *id names it for cg_probe_take.  rq's strings are
+ * copied: rq itself must stay valid until cg_probe_take.
+ */
+int cg_probe_add(cg_httpc *h, const cg_probe_req *rq, size_t *id, cg_err *err);
+
+/*
+ * The outcome of probe id of batch h once cg_httpc_run returned: rs and
+ * the return as cg_probe_commit gives them, for the rq that was added.
+ * A probe the batch's deadline cut off is CG_ETIMEDOUT, its message
+ * starting "run deadline reached".
+ */
+int cg_probe_take(const cg_httpc *h, size_t id, const cg_probe_req *rq,
+                  cg_probe_res *rs, cg_err *err);
 
 #endif

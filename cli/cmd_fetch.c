@@ -6,7 +6,9 @@
  * 0 every corpus fresh or updated, 1 some failed (their old caches keep
  * serving, marked stale) or another run holds the lock, 2 bad
  * configuration (a registry that does not parse, an unknown --corpus).
- * Quiet on success unless -v; one line per problem on stderr.
+ * Quiet on success unless -v; one line per problem on stderr.  --deadline
+ * bounds the whole run, over every repository (CG_FETCH_DEADLINE_S by
+ * default: see cache/fetch.h for why).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +16,10 @@
 #include <unistd.h>
 
 #include "cache/fetch.h"
-#include "cache/probe.h"
+#include "cache/httpc.h"
 #include "cli/cli.h"
 #include "common/cg_fs.h"
+#include "common/cg_time.h"
 #include "conf/config.h"
 #include "conf/workspace.h"
 
@@ -30,6 +33,9 @@ static const cli_opt fetch_opts[] = {
     {"git-base", true, false,
      "git URLs prefix (default $CORPUS_GW_GIT_BASE or https://github.com)"},
     {"wait", true, false, "seconds to wait for another run's lock (30)"},
+    {"deadline", true, false,
+     "seconds the whole run may take (1800); what it cuts off keeps its "
+     "old cache"},
     {"verbose", false, false, "(-v) a line per corpus and a summary"},
     {"help", false, false, "show this help"},
 };
@@ -103,10 +109,10 @@ summary(const cg_fetch_report *rep)
 {
 	fprintf(stderr,
 	        "fetch: %d corpora: %d fresh, %d unchanged, %d updated, %d "
-	        "failed; %d HTTP requests (%llu bytes), %u git objects "
-	        "(%llu bytes)\n",
+	        "failed; %d HTTP requests on %d connections (%llu bytes), %u "
+	        "git objects (%llu bytes)\n",
 	        rep->corpora, rep->fresh, rep->unchanged, rep->updated,
-	        rep->failed, rep->http_requests,
+	        rep->failed, rep->http_requests, rep->http_connections,
 	        (unsigned long long)rep->http_bytes, rep->git_objects,
 	        (unsigned long long)rep->git_bytes);
 }
@@ -148,6 +154,7 @@ static int
 setup(const cli_args *a, cg_fetch_opts *o, cg_err *err)
 {
 	const char **only = NULL;
+	int deadline_s = CG_FETCH_DEADLINE_S;
 	int wait_s;
 
 	cg_fetch_opts_init(o);
@@ -167,11 +174,14 @@ setup(const cli_args *a, cg_fetch_opts *o, cg_err *err)
 		                  "the API base must be an http(s) URL, not "
 		                  "'%s'",
 		                  o->api_base);
-	if (cg_probe_global_init(err) != 0)
+	if (cg_httpc_global_init(err) != 0)
 		return CG_ERR;
 	if (cli_int(a, "wait", 0, 86400, &wait_s, err) != 0)
 		return CG_EINVAL;
 	o->lock_wait_ms = wait_s * 1000;
+	if (cli_int(a, "deadline", 1, 7 * 86400, &deadline_s, err) != 0)
+		return CG_EINVAL;
+	o->deadline_ms = cg_mono_ms() + (int64_t)deadline_s * 1000;
 	return 0;
 }
 
@@ -191,7 +201,7 @@ cmd_fetch(int argc, char **argv)
 	if (cli_flag(&a, "help")) {
 		cli_usage("fetch",
 		          "[--refresh] [--corpus ID]... [--workspace DIR | "
-		          "--config FILE] [-v]",
+		          "--config FILE] [--deadline S] [-v]",
 		          "Refresh the remote corpora of the registries "
 		          "(.hiivmind/corpus/registry.yaml) of a workspace's "
 		          "repositories.",

@@ -40,46 +40,6 @@ static char GITBASE[600];
 static cghttpd *H;
 static int version; /* of ch01's text */
 
-/* Runs a shell command line (our own paths only); asserts success. */
-static void
-sh(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int rc;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	rc = system(cmd);
-	if (rc != 0)
-		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
-	assert_int_equal(rc, 0);
-}
-
-/* The output of a shell command, trimmed (malloc'd). */
-static char *
-sh_out(const char *fmt, ...)
-{
-	char cmd[8192];
-	char buf[4096];
-	va_list ap;
-	FILE *p;
-	size_t n;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	p = popen(cmd, "r");
-	assert_non_null(p);
-	n = fread(buf, 1, sizeof(buf) - 1, p);
-	assert_int_equal(pclose(p), 0);
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		n--;
-	buf[n] = '\0';
-	return strdup(buf);
-}
-
 static char *
 repo_dir(const char *name)
 {
@@ -99,10 +59,10 @@ commit(const char *name, const char *msg)
 	char *d = repo_dir(name);
 	char *sha;
 
-	sh("cd '%s' && git add -A && git -c user.name=t -c user.email=t@x "
-	   "commit -q -m '%s'",
-	   d, msg);
-	sha = sh_out("git -C '%s' rev-parse HEAD", d);
+	cgt_sh("cd '%s' && git add -A && git -c user.name=t -c user.email=t@x "
+	       "commit -q -m '%s'",
+	       d, msg);
+	sha = cgt_sh_out("git -C '%s' rev-parse HEAD", d);
 	free(d);
 	return sha;
 }
@@ -173,11 +133,11 @@ corpus_book(const char *src, int stale)
 static void
 make_repos(void)
 {
-	sh("mkdir -p '%s/git/acme' && cd '%s/git/acme' && "
-	   "git init -q -b main book-src.git && "
-	   "git init -q -b main corpus-book.git && "
-	   "git init -q -b main corpus-notes.git",
-	   T, T);
+	cgt_sh("mkdir -p '%s/git/acme' && cd '%s/git/acme' && "
+	       "git init -q -b main book-src.git && "
+	       "git init -q -b main corpus-book.git && "
+	       "git init -q -b main corpus-notes.git",
+	       T, T);
 	ch01(0);
 	write_in("book-src", "book/ch02-lazy.md",
 	         "# Lazy plans\n\nPlans are deferred until collected.\n\n"
@@ -186,9 +146,9 @@ make_repos(void)
 	write_in("book-src", "other/skip.md", "# skip\n\noutsidewordxyz\n");
 	free(commit("book-src", "docs"));
 	{
-		char *src = sh_out("git -C '%s/git/acme/book-src.git' "
-		                   "rev-parse HEAD",
-		                   T);
+		char *src = cgt_sh_out("git -C '%s/git/acme/book-src.git' "
+		                       "rev-parse HEAD",
+		                       T);
 
 		corpus_book(src, 0);
 		free(src);
@@ -251,10 +211,10 @@ make_workspace(void)
 static void
 publish_heads(void)
 {
-	char *b =
-	    sh_out("git -C '%s/git/acme/corpus-book.git' rev-parse HEAD", T);
-	char *n =
-	    sh_out("git -C '%s/git/acme/corpus-notes.git' rev-parse HEAD", T);
+	char *b = cgt_sh_out(
+	    "git -C '%s/git/acme/corpus-book.git' rev-parse HEAD", T);
+	char *n = cgt_sh_out(
+	    "git -C '%s/git/acme/corpus-notes.git' rev-parse HEAD", T);
 
 	assert_int_equal(cghttpd_set(H, "acme/corpus-book", "main", b), 0);
 	assert_int_equal(cghttpd_set(H, "acme/corpus-notes", "main", n), 0);
@@ -544,10 +504,10 @@ test_within_ttl(void **state)
 	json_decref(m0);
 	json_decref(m1);
 	/* Past its TTL (1 s here), a corpus is asked; the other is not. */
-	sh("cp '%s/.hiivmind/corpus/registry.yaml' '%s/registry.keep' && "
-	   "sed -i '/id: notes/,$ s/ttl: 7d/ttl: 1s/' "
-	   "'%s/.hiivmind/corpus/registry.yaml'",
-	   WS, T, WS);
+	cgt_sh("cp '%s/.hiivmind/corpus/registry.yaml' '%s/registry.keep' && "
+	       "sed -i '/id: notes/,$ s/ttl: 7d/ttl: 1s/' "
+	       "'%s/.hiivmind/corpus/registry.yaml'",
+	       WS, T, WS);
 	sleep(2);
 	before = cghttpd_requests(H);
 	assert_int_equal(fetch(&err, NULL), 0);
@@ -559,7 +519,8 @@ test_within_ttl(void **state)
 		assert_non_null(strstr(path, "acme/corpus-notes"));
 		free(path);
 	}
-	sh("mv '%s/registry.keep' '%s/.hiivmind/corpus/registry.yaml'", T, WS);
+	cgt_sh("mv '%s/registry.keep' '%s/.hiivmind/corpus/registry.yaml'", T,
+	       WS);
 }
 
 static void
@@ -581,9 +542,9 @@ test_refresh_unchanged(void **state)
 	assert_int_equal(stat(dir, &a), 0);
 	sleep(1); /* cached_at has a one-second grain */
 	/* No git traffic: the git remote is moved away during the run. */
-	sh("mv '%s' '%s.away'", gone, gone);
+	cgt_sh("mv '%s' '%s.away'", gone, gone);
 	assert_int_equal(fetch(&err, "--refresh", "-v", NULL), 0);
-	sh("mv '%s.away' '%s'", gone, gone);
+	cgt_sh("mv '%s.away' '%s'", gone, gone);
 	assert_int_equal(cghttpd_requests(H) - before, 2); /* one per corpus */
 	assert_int_equal(cghttpd_count_304(H) - n304, 2);
 	assert_int_equal(git_objects(err), 0);
@@ -720,7 +681,7 @@ test_unreachable(void **state)
 	/* API back, git URL gone, a new commit: behind its remote. */
 	assert_int_equal(cghttpd_pause(H, false), 0);
 	head = bump(0);
-	sh("mv '%s' '%s.away'", gone, gone);
+	cgt_sh("mv '%s' '%s.away'", gone, gone);
 	assert_int_equal(fetch(&err, "--refresh", "--corpus", "book", NULL), 1);
 	assert_int_equal(count_lines(err), 1);
 	free(err);
@@ -737,7 +698,7 @@ test_unreachable(void **state)
 		           want));
 	}
 	json_decref(ans);
-	sh("mv '%s.away' '%s'", gone, gone);
+	cgt_sh("mv '%s.away' '%s'", gone, gone);
 	assert_int_equal(fetch(&err, "--refresh", NULL), 0);
 	free(err);
 	ans = cgt_query(WS, CACHE, "zanzibar", NULL);
@@ -758,14 +719,14 @@ check_consistent(void)
 	json_t *m = meta_of("book");
 	const char *sha =
 	    json_string_value(json_object_get(m, "cached_commit_sha"));
-	char *want = sh_out("git -C '%s/git/acme/book-src.git' show "
-	                    "$(git -C '%s/git/acme/corpus-book.git' show "
-	                    "%s:config.yaml | sed -n "
-	                    "'s/.*last_commit_sha: \"\\(.*\\)\"/\\1/p'):"
-	                    "book/ch01-intro.md | md5sum",
-	                    T, T, sha);
+	char *want = cgt_sh_out("git -C '%s/git/acme/book-src.git' show "
+	                        "$(git -C '%s/git/acme/corpus-book.git' show "
+	                        "%s:config.yaml | sed -n "
+	                        "'s/.*last_commit_sha: \"\\(.*\\)\"/\\1/p'):"
+	                        "book/ch01-intro.md | md5sum",
+	                        T, T, sha);
 	char *p = cache_path("book/docs/book-src/ch01-intro.md");
-	char *have = sh_out("md5sum < '%s'", p);
+	char *have = cgt_sh_out("md5sum < '%s'", p);
 
 	assert_string_equal(want, have);
 	free(p);
@@ -816,7 +777,7 @@ test_killed(void **state)
 	/* No leftovers once a run completed. */
 	{
 		char *st = cache_path(".corpus-gw");
-		char *ls = sh_out("ls '%s' | grep -c stage- || true", st);
+		char *ls = cgt_sh_out("ls '%s' | grep -c stage- || true", st);
 
 		assert_string_equal(ls, "0");
 		free(ls);
@@ -880,8 +841,8 @@ raw_tree(const char *repo, const char *const *lines, size_t n)
 		fwrite(bin, 1, 20, f);
 	}
 	fclose(f);
-	return sh_out("git -C '%s' hash-object -t tree --literally -w '%s'",
-	              repo, path);
+	return cgt_sh_out("git -C '%s' hash-object -t tree --literally -w '%s'",
+	                  repo, path);
 }
 
 static void
@@ -896,17 +857,18 @@ test_hostile_tree(void **state)
 
 	(void)state;
 	/* A symlink made the ordinary way... */
-	sh("cd '%s' && ln -s /etc/passwd book/evil.md", d);
+	cgt_sh("cd '%s' && ln -s /etc/passwd book/evil.md", d);
 	free(commit("book-src", "symlink"));
 	/* ...and a tree entry named ".." holding escaped.md. */
-	escaped = sh_out("cd '%s' && printf '# escaped\\n' | git hash-object "
-	                 "-w --stdin",
-	                 d);
-	evil = sh_out("git -C '%s' rev-parse HEAD:book/evil.md", d);
-	c1 = sh_out("git -C '%s' rev-parse HEAD:book/ch01-intro.md", d);
-	c2 = sh_out("git -C '%s' rev-parse HEAD:book/ch02-lazy.md", d);
-	readme = sh_out("git -C '%s' rev-parse HEAD:README.md", d);
-	other = sh_out("git -C '%s' rev-parse HEAD:other", d);
+	escaped =
+	    cgt_sh_out("cd '%s' && printf '# escaped\\n' | git hash-object "
+	               "-w --stdin",
+	               d);
+	evil = cgt_sh_out("git -C '%s' rev-parse HEAD:book/evil.md", d);
+	c1 = cgt_sh_out("git -C '%s' rev-parse HEAD:book/ch01-intro.md", d);
+	c2 = cgt_sh_out("git -C '%s' rev-parse HEAD:book/ch02-lazy.md", d);
+	readme = cgt_sh_out("git -C '%s' rev-parse HEAD:README.md", d);
+	other = cgt_sh_out("git -C '%s' rev-parse HEAD:other", d);
 	(void)snprintf(l1, sizeof(l1), "100644 escaped.md %s", escaped);
 	{
 		const char *x[] = {l1};
@@ -930,10 +892,11 @@ test_hostile_tree(void **state)
 
 		root = raw_tree(d, x, 3);
 	}
-	commit_sha = sh_out("cd '%s' && git -c user.name=t -c user.email=t@x "
-	                    "commit-tree %s -p HEAD -m hostile",
-	                    d, root);
-	sh("git -C '%s' update-ref refs/heads/main %s", d, commit_sha);
+	commit_sha =
+	    cgt_sh_out("cd '%s' && git -c user.name=t -c user.email=t@x "
+	               "commit-tree %s -p HEAD -m hostile",
+	               d, root);
+	cgt_sh("git -C '%s' update-ref refs/heads/main %s", d, commit_sha);
 	cfg = commit_sha; /* the corpus now points at the hostile commit */
 	corpus_book(cfg, 0);
 	free(commit("corpus-book", "hostile"));
@@ -942,10 +905,10 @@ test_hostile_tree(void **state)
 	free(err);
 	check_consistent(); /* the hostile commit was published */
 	/* Nothing escaped, no symlink anywhere in the cache. */
-	found = sh_out("find '%s' -name escaped.md | wc -l", T);
+	found = cgt_sh_out("find '%s' -name escaped.md | wc -l", T);
 	assert_string_equal(found, "0");
 	free(found);
-	found = sh_out("find '%s/.hiivmind' -type l | wc -l", WS);
+	found = cgt_sh_out("find '%s/.hiivmind' -type l | wc -l", WS);
 	assert_string_equal(found, "0");
 	free(found);
 	/* The evil entry is no readable document. */
@@ -1021,7 +984,7 @@ test_progress_on_terminal(void **state)
 	               "%s --git-base %s --refresh\" /dev/null | tr '\\r' "
 	               "'\\n' | grep -c '\\] [12]/2 ' || true",
 	               getenv("CG_BIN"), WS, API, GITBASE);
-	out = sh_out("%s", cmd);
+	out = cgt_sh_out("%s", cmd);
 	assert_true(atoi(out) >= 2); /* a line per corpus, overwritten */
 	free(out);
 	/* Without a terminal: nothing at all. */
@@ -1046,18 +1009,18 @@ test_bad_config(void **state)
 	assert_non_null(strstr(err, "nosuch"));
 	free(err);
 	cgt_write(WS, ".hiivmind/corpus/registry.yaml.good", "");
-	sh("cp '%s/.hiivmind/corpus/registry.yaml' "
-	   "'%s/.hiivmind/corpus/registry.yaml.good'",
-	   WS, WS);
+	cgt_sh("cp '%s/.hiivmind/corpus/registry.yaml' "
+	       "'%s/.hiivmind/corpus/registry.yaml.good'",
+	       WS, WS);
 	cgt_write(WS, ".hiivmind/corpus/registry.yaml", "corpora: [\n");
 	assert_int_equal(fetch(&err, NULL), 2);
 	assert_non_null(strstr(err, "registry.yaml"));
 	free(err);
 	/* The index keeps serving the corpus while the registry is broken? No:
 	 * a broken registry serves no corpora, and says so; restore it. */
-	sh("mv '%s/.hiivmind/corpus/registry.yaml.good' "
-	   "'%s/.hiivmind/corpus/registry.yaml'",
-	   WS, WS);
+	cgt_sh("mv '%s/.hiivmind/corpus/registry.yaml.good' "
+	       "'%s/.hiivmind/corpus/registry.yaml'",
+	       WS, WS);
 }
 
 int

@@ -64,6 +64,7 @@ struct cghttpd {
 	bool echo_auth;              /* quote Authorization in error bodies */
 	FILE *log;                   /* borrowed, or NULL */
 	long requests;               /* received */
+	long connections;            /* accepted */
 	long by_status[600];         /* answers sent, by status */
 	long long rate_reset;        /* last X-RateLimit-Reset sent */
 	char *last[CGHTTPD_NFIELDS]; /* the last request's fields */
@@ -646,6 +647,22 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 
 /* --- lifecycle ------------------------------------------------------------ */
 
+/* Counts the connections accepted (libmicrohttpd's notify callback). */
+static void
+on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+              enum MHD_ConnectionNotificationCode toe)
+{
+	cghttpd *h = cls;
+
+	(void)c;
+	(void)socket_context;
+	if (toe != MHD_CONNECTION_NOTIFY_STARTED)
+		return;
+	lock(h);
+	h->connections++;
+	unlock(h);
+}
+
 static int
 listen_on(cghttpd *h, int port)
 {
@@ -656,13 +673,14 @@ listen_on(cghttpd *h, int port)
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons((uint16_t)port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	h->d = MHD_start_daemon(MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD |
-	                            MHD_USE_THREAD_PER_CONNECTION,
-	                        0, NULL, NULL, handler, h, MHD_OPTION_SOCK_ADDR,
-	                        (struct sockaddr *)&sa,
-	                        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
-	                        MHD_OPTION_CONNECTION_TIMEOUT,
-	                        (unsigned)CONN_TIMEOUT_S, MHD_OPTION_END);
+	h->d = MHD_start_daemon(
+	    MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD |
+	        MHD_USE_THREAD_PER_CONNECTION,
+	    0, NULL, NULL, handler, h, MHD_OPTION_SOCK_ADDR,
+	    (struct sockaddr *)&sa, MHD_OPTION_LISTENING_ADDRESS_REUSE,
+	    (unsigned)1, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned)CONN_TIMEOUT_S, MHD_OPTION_NOTIFY_CONNECTION,
+	    on_connection, h, MHD_OPTION_END);
 	if (h->d == NULL)
 		return CG_EUNAVAIL;
 	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
@@ -827,6 +845,17 @@ cghttpd_requests(const cghttpd *h)
 
 	lock(h);
 	n = h->requests;
+	unlock(h);
+	return n;
+}
+
+long
+cghttpd_connections(const cghttpd *h)
+{
+	long n;
+
+	lock(h);
+	n = h->connections;
 	unlock(h);
 	return n;
 }

@@ -16,8 +16,10 @@
  * reads): one-shot failures, a delay before every answer, a replacement
  * body for 200s (optionally chunked, without Content-Length), no ETag
  * headers, echoing the Authorization header in error bodies (a hostile
- * server), and a request log.  Counters and the last request's headers let
- * a test check what was sent.
+ * server), and a request log.  A delay longer than the client waits makes
+ * a server that accepts connections and never answers.  Counters (requests,
+ * connections accepted, answers by status) and the last request's headers
+ * let a test check what was sent and how.
  *
  * Functions returning int return 0 or a negative cg_code.
  */
@@ -99,6 +101,10 @@ void cghttpd_set_log(cghttpd *h, FILE *f);
 
 /* Requests received (counted on arrival, before any delay). */
 long cghttpd_requests(const cghttpd *h);
+
+/* Connections accepted (a client that reuses a connection for several
+ * requests counts once). */
+long cghttpd_connections(const cghttpd *h);
 
 /* Answers sent with this status, and with 304. */
 long cghttpd_count_status(const cghttpd *h, int status);

@@ -1,6 +1,7 @@
 /*
- * cgtest.c - test helpers: temporary trees, and the real binary run as a
- * child process with its output captured through pipes.
+ * cgtest.c - test helpers: temporary trees, shell command lines, and the
+ * real binary run as a child process with its output captured through
+ * pipes.
  */
 #define _GNU_SOURCE
 #include "cgtest.h"
@@ -61,6 +62,44 @@ cgt_rm(const char *dir)
 {
 	if (dir != NULL && getenv("CGT_KEEP") == NULL)
 		(void)cg_rm_rf(dir);
+}
+
+void
+cgt_sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	rc = system(cmd);
+	if (rc != 0)
+		fprintf(stderr, "command failed (%d): %s\n", rc, cmd);
+	assert_int_equal(rc, 0);
+}
+
+char *
+cgt_sh_out(const char *fmt, ...)
+{
+	char cmd[8192];
+	char buf[4096];
+	va_list ap;
+	FILE *p;
+	size_t n;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(buf, 1, sizeof(buf) - 1, p);
+	assert_int_equal(pclose(p), 0);
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = '\0';
+	return strdup(buf);
 }
 
 void

@@ -21,6 +21,14 @@ char *cgt_tmpdir(const char *tag);
 void cgt_write(const char *dir, const char *rel, const char *content);
 void cgt_write_bytes(const char *dir, const char *rel, const void *p, size_t n);
 
+/* Runs a shell command line built like printf (the test's own paths
+ * only); fails the test when it does not exit 0. */
+void cgt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The stdout of such a command line (at most 4 KiB), trailing newlines and
+ * spaces trimmed (malloc'd); fails the test when it does not exit 0. */
+char *cgt_sh_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Removes a tree. */
 void cgt_rm(const char *dir);
 

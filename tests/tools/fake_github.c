@@ -2,7 +2,7 @@
  * fake_github.c - cg-fake-github, the fake GitHub commits API of
  * tests/support/cghttpd.h as a process, for benchmarks and shell tests:
  *
- *   cg-fake-github --port N --shas FILE [--log FILE]
+ *   cg-fake-github --port N --shas FILE [--log FILE] [--delay-ms MS]
  *
  * FILE holds lines "owner/name ref sha" ('#' comments and blank lines
  * skipped); it is read again whenever its mtime, size or inode changes
@@ -12,7 +12,10 @@
  * http://127.0.0.1:PORT" on stdout once serving (--port 0 picks a port)
  * and serves until SIGTERM or SIGINT, then exits 0.  With --log, appends
  * "METHOD path status bytes" per request (path %XX-escaped where not
- * printable, bytes = body bytes).  Exit 2 on bad usage or a bad FILE at
+ * printable, bytes = body bytes).  With --delay-ms, every answer waits MS
+ * milliseconds (a slow API; a delay longer than the client's timeout is an
+ * API that accepts connections and never answers).  Exit 2 on bad usage
+ * or a bad FILE at
  * startup, 1 when the server cannot start.  Binds 127.0.0.1 only; must
  * never be installed with the product.
  */
@@ -32,12 +35,14 @@
 #define POLL_MS 100
 
 static const char usage[] =
-    "usage: cg-fake-github --port N --shas FILE [--log FILE]\n";
+    "usage: cg-fake-github --port N --shas FILE [--log FILE] "
+    "[--delay-ms MS]\n";
 
 struct opts {
 	int port;
 	const char *shas;
 	const char *log;
+	int delay_ms; /* before every answer */
 };
 
 /* What identifies a version of the shas file. */
@@ -48,15 +53,16 @@ struct stamp {
 	ino_t ino;
 };
 
+/* A decimal in [0, max]. */
 static bool
-parse_port(const char *s, int *out)
+parse_num(const char *s, long max, int *out)
 {
 	char *end = NULL;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < 0 || v > 65535)
+	if (errno != 0 || end == s || *end != '\0' || v < 0 || v > max)
 		return false;
 	*out = (int)v;
 	return true;
@@ -74,13 +80,16 @@ parse_opts(int argc, char **argv, struct opts *o)
 		if (i + 1 >= argc)
 			return CG_EINVAL;
 		if (strcmp(a, "--port") == 0) {
-			if (!parse_port(argv[++i], &o->port))
+			if (!parse_num(argv[++i], 65535, &o->port))
 				return CG_EINVAL;
 			have_port = true;
 		} else if (strcmp(a, "--shas") == 0) {
 			o->shas = argv[++i];
 		} else if (strcmp(a, "--log") == 0) {
 			o->log = argv[++i];
+		} else if (strcmp(a, "--delay-ms") == 0) {
+			if (!parse_num(argv[++i], 86400000L, &o->delay_ms))
+				return CG_EINVAL;
 		} else {
 			return CG_EINVAL;
 		}
@@ -186,6 +195,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	cghttpd_set_log(h, log);
+	cghttpd_set_delay_ms(h, o.delay_ms);
 	printf("listening http://127.0.0.1:%d\n", cghttpd_port(h));
 	fflush(stdout);
 	serve(h, o.shas, &last, &sigs);

@@ -663,7 +663,7 @@ main(void)
 #undef T
 	};
 
-	if (cg_probe_global_init(&err) != 0) {
+	if (cg_httpc_global_init(&err) != 0) {
 		fprintf(stderr, "%s\n", err.msg);
 		return 1;
 	}
