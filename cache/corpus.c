@@ -178,7 +178,12 @@ static time_t
 parse_stamp(const char *s)
 {
 	struct tm tm;
-	int y, mo, d, h, mi, se;
+	int y;
+	int mo;
+	int d;
+	int h;
+	int mi;
+	int se;
 	char z = 0;
 
 	/* cert-err34-c: the field widths (4 and 2 digits) keep every number

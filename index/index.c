@@ -537,7 +537,7 @@ source_dir(const cg_index_opts *o)
 		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		         (c >= '0' && c <= '9') || c == '-' || c == '.';
 
-		name[n++] = ok ? c : '_';
+		name[n++] = (char)(ok ? c : '_');
 	}
 	name[n] = '\0';
 	return cg_path_join(o->cache_dir, name);
