@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cache/corpus.h"
+#include "common/cg_analyzer.h"
 #include "common/cg_fs.h"
 #include "common/cg_json.h"
 #include "common/cg_str.h"
@@ -296,6 +297,9 @@ has_str(char **v, size_t n, const char *s)
 }
 
 /* p->tags := p->tags + the overlay's tags, keywords and concepts. */
+/* gcc 12 -fanalyzer false positive (common/cg_analyzer.h): each copy is stored
+ * in p->tags, which cg_page_fini frees. */
+CG_ANALYZER_STORE_INTO_ARRAY_BEGIN
 static int
 merge_tags(cg_page *p, const json_t *ov)
 {
@@ -329,6 +333,7 @@ merge_tags(cg_page *p, const json_t *ov)
 	v[n] = NULL;
 	return 0;
 }
+CG_ANALYZER_STORE_INTO_ARRAY_END
 
 static int
 replace_str(char **dst, const json_t *v)
