@@ -2,6 +2,10 @@
  * corpus.c - paths of the corpus cache, _cache_meta.json, the freshness
  * state file, and loading a corpus folder's files for the indexer.
  *
+ * An llms-txt source's cached manifest (_llms/<sid>.txt) adds an entry per
+ * link whose document no index entry names, and its URL to the entries
+ * that do; its entries' documents are their paths with ".md" added.
+ *
  * Must not fetch, probe or index: cache/fetch.c does the first two,
  * node/corpus_scan.c the last.
  */
@@ -17,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "cache/llms_txt.h"
 #include "common/cg_fs.h"
 #include "common/cg_json.h"
 #include "common/cg_str.h"
@@ -383,6 +388,136 @@ load_optional(cg_corpus *c, size_t *nw)
 }
 
 int
+cg_corpus_config_read(cg_hm_config *cfg, const char *dir, cg_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc = read_file_in(dir, "config.yaml", &text, &len, err);
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (rc == 0)
+		rc = cg_hm_config_parse(cfg, text, len, err);
+	free(text);
+	return rc;
+}
+
+/* --- llms-txt sources: entries from the cached manifest ------------------ */
+
+/* The file entry of source sid whose document is doc, or NULL. */
+static cg_hm_entry *
+entry_of_doc(cg_corpus *c, const char *sid, const char *doc)
+{
+	for (size_t i = 0; i < c->index.n; i++) {
+		cg_hm_entry *e = &c->index.v[i];
+		char *d;
+		bool same;
+
+		if (e->is_section || e->path == NULL || e->source == NULL ||
+		    strcmp(e->source, sid) != 0)
+			continue;
+		d = cg_llms_doc_of(e->path);
+		same = d != NULL && strcmp(d, doc) == 0;
+		free(d);
+		if (same)
+			return e;
+	}
+	return NULL;
+}
+
+/* One link: its URL on the index's entry for its document, else a new
+ * entry made of the link (title, note as summary, section as category). */
+static int
+link_entry(cg_corpus *c, const cg_hm_source *s, const cg_llms_link *l,
+           const char *url, const char *doc)
+{
+	cg_hm_entry *e = entry_of_doc(c, s->id, doc);
+	cg_hm_entry n;
+	char *id;
+	int rc;
+
+	if (e != NULL) {
+		if (e->url != NULL)
+			return 0;
+		e->url = strdup(url);
+		return e->url != NULL ? 0 : CG_ENOMEM;
+	}
+	id = malloc(strlen(s->id) + strlen(doc) + 2);
+	if (id == NULL)
+		return CG_ENOMEM;
+	(void)sprintf(id, "%s:%s", s->id, doc); /* NOLINT: sized above */
+	memset(&n, 0, sizeof(n));
+	n.id = id;
+	n.source = s->id;
+	n.path = (char *)doc;
+	n.title = l->title;
+	n.summary = l->note;
+	n.category = l->section;
+	n.url = (char *)url;
+	rc = cg_hm_index_add(&c->index, &n);
+	free(id);
+	return rc;
+}
+
+/* The cached manifest of llms-txt source s (fetched by
+ * cache/llms_fetch.c), its links made entries.  No manifest cached yet:
+ * nothing. */
+static int
+llms_entries(cg_corpus *c, const cg_hm_source *s, size_t *nw)
+{
+	char name[320];
+	char *text = NULL;
+	size_t len = 0;
+	cg_llms m;
+	cg_llms_site site;
+	cg_err e;
+	int rc;
+
+	cg_err_clear(&e);
+	(void)snprintf(name, sizeof(name), "%s/%s.txt", CG_LLMS_STATE_DIR,
+	               s->id);
+	if (read_file_in(c->dir, name, &text, &len, &e) != 0)
+		return 0;
+	rc = cg_llms_site_init(&site, s->manifest_url, s->base_url, s->suffix,
+	                       &e);
+	if (rc == 0 && (rc = cg_llms_parse(&m, text, len, &e)) != 0)
+		cg_llms_site_fini(&site);
+	free(text);
+	if (rc != 0) {
+		(void)add_warning(c, nw, "config.yaml", e.msg);
+		return rc == CG_ENOMEM ? rc : 0;
+	}
+	for (size_t i = 0; rc == 0 && i < m.n; i++) {
+		char *url = NULL;
+		char *doc = NULL;
+
+		if (cg_llms_resolve(&site, m.links[i].href, &url, &doc, &e) ==
+		    0)
+			rc = link_entry(c, s, &m.links[i], url, doc);
+		free(url);
+		free(doc);
+	}
+	cg_llms_fini(&m);
+	cg_llms_site_fini(&site);
+	return rc;
+}
+
+static int
+load_llms(cg_corpus *c, size_t *nw, cg_err *err)
+{
+	int rc = 0;
+
+	for (size_t i = 0;
+	     rc == 0 && c->remote && c->has_config && i < c->config.nsources;
+	     i++) {
+		const cg_hm_source *s = &c->config.sources[i];
+
+		if (s->type != NULL && strcmp(s->type, "llms-txt") == 0)
+			rc = llms_entries(c, s, nw);
+	}
+	return rc != 0 ? cg_err_set(err, rc, "out of memory") : 0;
+}
+
+int
 cg_corpus_load(cg_corpus *c, const char *dir, bool remote, cg_err *err)
 {
 	size_t nw = 0;
@@ -398,6 +533,9 @@ cg_corpus_load(cg_corpus *c, const char *dir, bool remote, cg_err *err)
 	if (rc != 0)
 		return rc;
 	load_optional(c, &nw);
+	rc = load_llms(c, &nw, err);
+	if (rc != 0)
+		return rc;
 	cg_hm_check(&c->index, c->has_config ? &c->config : NULL,
 	            c->has_graph ? &c->graph : NULL);
 	add_warnings(c, &nw, c->index.version == 2 ? "index.yaml" : "index.md",
@@ -457,9 +595,17 @@ cg_corpus_doc_rel(const cg_corpus *c, const cg_hm_entry *e, const char **why)
 	*why = NULL;
 	if (e->is_section || e->path == NULL)
 		return *why = "not a file entry", NULL;
+	s = c->has_config ? cg_hm_config_source(&c->config, e->source) : NULL;
+	if (c->remote && s != NULL && s->type != NULL &&
+	    strcmp(s->type, "llms-txt") == 0) {
+		char *doc = cg_llms_doc_of(e->path);
+		char *rel = doc ? join3(CG_CORPUS_DIR, e->source, doc) : NULL;
+
+		free(doc);
+		return rel;
+	}
 	if (c->remote)
 		return join3(CG_CORPUS_DIR, e->source, e->path);
-	s = c->has_config ? cg_hm_config_source(&c->config, e->source) : NULL;
 	if (s == NULL)
 		return *why = "its source is not in config.yaml", NULL;
 	if (s->type != NULL && strcmp(s->type, "self") == 0)

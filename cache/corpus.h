@@ -96,6 +96,11 @@ void cg_utc_stamp(char out[32], time_t t);
 bool cg_corpus_note(const cg_cache_meta *m, const cg_corpus_state *s, char *out,
                     size_t n);
 
+/* Reads and parses dir/config.yaml into *cfg (cg_hm_config_fini it when
+ * 0); absent, unreadable or damaged is its error (callers that only need
+ * the sources treat any error as "none"). */
+int cg_corpus_config_read(cg_hm_config *cfg, const char *dir, cg_err *err);
+
 /* A corpus folder parsed for indexing. */
 typedef struct cg_corpus {
 	char *dir;   /* the corpus folder (config.yaml, index.*) */
@@ -108,7 +113,11 @@ typedef struct cg_corpus {
 	                    prefixed with the file name */
 } cg_corpus;
 
-/* Reads dir's config.yaml, index.yaml (else index.md), graph.yaml.  No
+/* Reads dir's config.yaml, index.yaml (else index.md), graph.yaml, and
+ * for a remote corpus each llms-txt source's cached manifest: a link whose
+ * document (docs/<sid>/<doc>) no file entry of that source names becomes
+ * an entry (id "<sid>:<doc>", the link's title, its note as summary, its
+ * section as category), and every such entry carries the page's URL.  No
  * index at all is CG_ENOTFOUND; a file that does not parse is its error
  * (config.yaml and graph.yaml are optional: their absence or damage is a
  * warning). */

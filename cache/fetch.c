@@ -4,7 +4,9 @@
  * (cache/probe.h on one cache/httpc.h batch) with the writes of the
  * corpora each answer settles (unchanged, or failed) done meanwhile by a
  * few threads (each write waits for its fsync), and then the git work of
- * the corpora that moved (cache/update_int.h: worker processes).
+ * the corpora that moved (cache/update_int.h: worker processes), and
+ * last the llms-txt sources of every corpus asked (cache/llms_fetch.h, in
+ * this process, one corpus after another).
  *
  * Threads and processes: the writer threads are joined before the first
  * worker is forked, so no fork happens while another thread runs.  Every
@@ -34,6 +36,7 @@
 #include "cache/corpus.h"
 #include "cache/hiivmind.h"
 #include "cache/httpc.h"
+#include "cache/llms_fetch.h"
 #include "cache/probe.h"
 #include "cache/update_int.h"
 #include "common/cg_fs.h"
@@ -619,6 +622,74 @@ update_all(struct run *r, cg_err *err)
 	return 0;
 }
 
+/* --- step 4: the llms-txt sources of the corpora asked ------------------ */
+
+static void
+llms_line(void *ud, const char *text)
+{
+	say(ud, "%s", text);
+}
+
+/* One corpus's llms-txt sources (cache/llms_fetch.h); a source that
+ * failed is recorded as the corpus's last error (the stale note). */
+static void
+llms_one(struct run *r, struct job *j)
+{
+	char *status = NULL;
+	cg_llms_report lr;
+	cg_llms_opts lo;
+	cg_err e;
+	size_t n = strlen(r->state) + strlen(j->c->id) + 16;
+
+	status = malloc(n);
+	if (status != NULL)
+		(void)snprintf(status, n, "%s/%s.llms.json", r->state,
+		               j->c->id);
+	cg_llms_opts_init(&lo);
+	lo.timeout_ms = r->o->probe_timeout_ms * 2;
+	lo.deadline_ms = r->o->deadline_ms;
+	lo.corpus_id = j->c->id;
+	lo.status_path = status;
+	lo.line = llms_line;
+	lo.ud = r;
+	cg_err_clear(&e);
+	if (cg_llms_refresh(j->dir, j->stage, &lo, &lr, &e) != 0) {
+		/* Counted once: failed, no longer unchanged or updated. */
+		if (j->step == S_SAME)
+			r->rep->unchanged--;
+		else
+			r->rep->updated--;
+		fail(j, &e);
+		record(j);
+		r->rep->failed++;
+	}
+	r->rep->http_requests += lr.requests;
+	r->rep->http_connections += lr.connections;
+	r->rep->http_bytes += lr.bytes;
+	if (r->o->verbose && lr.sources > 0)
+		say(r,
+		    "corpus %s: llms-txt: %d sources, %d links, %d pages "
+		    "wanted: %d fetched, %d unchanged, %d removed, %d failed%s",
+		    j->c->id, lr.sources, lr.listed, lr.wanted, lr.fetched,
+		    lr.kept, lr.removed, lr.bad,
+		    lr.published ? "; published" : "");
+	free(status);
+}
+
+static void
+llms_all(struct run *r)
+{
+	for (size_t i = 0; i < r->njobs; i++) {
+		struct job *j = &r->jobs[i];
+
+		if ((j->step == S_SAME || j->step == S_UPDATED) &&
+		    cg_is_dir(j->dir) &&
+		    (r->o->deadline_ms == 0 ||
+		     cg_mono_ms() < r->o->deadline_ms))
+			llms_one(r, j);
+	}
+}
+
 /* --- the run ------------------------------------------------------------ */
 
 static bool
@@ -676,6 +747,8 @@ run_all(struct run *r, const cg_hm_registry *reg, cg_err *err)
 		rc = probe_all(r, err);
 	if (rc == 0)
 		rc = update_all(r, err);
+	if (rc == 0)
+		llms_all(r);
 	if (r->o->progress && r->total > 0) {
 		(void)fputs("\r\033[K", r->o->out);
 		(void)fflush(r->o->out);

@@ -19,7 +19,12 @@
  *      source's docs_root are materialised into .corpus-gw/stage-<id>-<pid>,
  *      _cache_meta.json is written there, and the stage replaces cache/<id>
  *      in one renameat2(RENAME_EXCHANGE) (a plain rename the first time);
- *      the old tree is then removed.
+ *      the old tree is then removed;
+ *   4. every corpus asked (unchanged or updated) has its llms-txt sources
+ *      refreshed (cache/llms_fetch.h: manifests and pages by conditional
+ *      GETs, a publish only when something changed); a source whose
+ *      manifest cannot be had fails the corpus the same way (state file,
+ *      stale note, one line), its cached pages still serving.
  * Any failure: the published cache is untouched and keeps serving; the
  * state file records the error, so answers carry the stale note; one line
  * on opts->out.  A source is fetched at config.yaml's last_commit_sha when

@@ -685,6 +685,11 @@ source_free(cg_hm_source *s)
 	free(s->docs_root);
 	free(s->path);
 	free(s->last_commit_sha);
+	free(s->manifest_url);
+	free(s->last_hash);
+	free(s->base_url);
+	free(s->suffix);
+	cg_strv_free(s->sections);
 }
 
 /* last_commit_sha: 40 hex digits, kept lowercased; anything else is
@@ -714,6 +719,58 @@ source_sha(struct cg_hmi *h, const json_t *it, const char *where)
 	return d;
 }
 
+/* cache.strategy and cache.enabled of an llms-txt source. */
+static enum cg_hm_strategy
+llms_strategy(struct cg_hmi *h, const json_t *cache, const char *where)
+{
+	const json_t *en = json_object_get(cache, "enabled");
+	const char *st = cg_hmi_str(cache, "strategy");
+	char q[CG_HMI_QMAX];
+
+	if (json_is_false(en))
+		return CG_HM_ON_DEMAND;
+	if (st == NULL || strcmp(st, "full") == 0)
+		return CG_HM_FULL;
+	if (strcmp(st, "selective") == 0)
+		return CG_HM_SELECTIVE;
+	if (strcmp(st, "on-demand") == 0)
+		return CG_HM_ON_DEMAND;
+	cg_hmi_warn(h,
+	            "%s: cache.strategy \"%s\" is not full, selective or "
+	            "on-demand; nothing is cached ahead (on-demand)",
+	            where, cg_hmi_q(q, st));
+	return CG_HM_ON_DEMAND;
+}
+
+/* The llms-txt fields (manifest, urls, cache); false (warned) when the
+ * item must be skipped: it names no manifest. */
+static bool
+llms_fill(struct cg_hmi *h, cg_hm_source *s, const json_t *it,
+          const char *where)
+{
+	const json_t *man = json_object_get(it, "manifest");
+	const json_t *urls = json_object_get(it, "urls");
+	const json_t *cache = json_object_get(it, "cache");
+
+	s->manifest_url = cg_hmi_opt(h, man, "url");
+	if (s->manifest_url == NULL || s->manifest_url[0] == '\0') {
+		cg_hmi_warn(h, "%s: manifest.url is missing; skipped", where);
+		return false;
+	}
+	s->last_hash = cg_hmi_opt(h, man, "last_hash");
+	s->base_url = cg_hmi_opt(h, urls, "base_url");
+	s->suffix = cg_hmi_opt(h, urls, "suffix");
+	s->strategy = llms_strategy(h, cache, where);
+	s->sections = cg_hmi_strlist(h, json_object_get(cache, "sections"));
+	if (s->strategy == CG_HM_SELECTIVE && s->sections != NULL &&
+	    s->sections[0] == NULL)
+		cg_hmi_warn(h,
+		            "%s: cache.strategy is selective but "
+		            "cache.sections is empty: nothing is cached ahead",
+		            where);
+	return true;
+}
+
 /* Fills s from item it; false (warned) when the item must be skipped. */
 static bool
 source_fill(struct cg_hmi *h, cg_hm_source *s, const json_t *it,
@@ -731,6 +788,9 @@ source_fill(struct cg_hmi *h, cg_hm_source *s, const json_t *it,
 		s->branch = cg_hmi_dup(h, "main");
 	s->repo_url = cg_hmi_opt(h, it, "repo_url");
 	s->last_commit_sha = source_sha(h, it, where);
+	if (strcmp(s->type, "llms-txt") == 0)
+		return llms_fill(h, s, it, where);
+	s->sections = cg_hmi_strlist(h, NULL);
 	return true;
 }
 

@@ -76,6 +76,19 @@ typedef struct cg_hm_registry {
 	char **warnings; /* NULL-terminated, never NULL */
 } cg_hm_registry;
 
+/*
+ * What an llms-txt source caches ahead of time (cache.strategy): every
+ * page the manifest lists, the pages of cache.sections, or none (a `read`
+ * fetches a page).  Absent is full; `cache.enabled: false` is on-demand;
+ * a value this does not know is warned and taken as on-demand (nothing
+ * is fetched that the config did not ask for).
+ */
+enum cg_hm_strategy {
+	CG_HM_FULL = 0,
+	CG_HM_SELECTIVE = 1,
+	CG_HM_ON_DEMAND = 2,
+};
+
 /* One sources[] item of config.yaml. */
 typedef struct cg_hm_source {
 	char *id;
@@ -92,6 +105,16 @@ typedef struct cg_hm_source {
 	char *path;            /* local sources: path as written, or NULL */
 	char *last_commit_sha; /* 40 hex, lowercased, or NULL (anything
 	                          else is warned and dropped) */
+	/* llms-txt sources (a site's llms.txt manifest of Markdown pages;
+	 * an llms-txt item without manifest.url is skipped, warned): */
+	char *manifest_url; /* manifest.url as written (cache/llms_txt.h
+	                       checks it) */
+	char *last_hash;    /* manifest.last_hash ("sha256:<hex>"), or NULL */
+	char *base_url;     /* urls.base_url, or NULL (the manifest's
+	                       folder) */
+	char *suffix;       /* urls.suffix (".md"), or NULL (none) */
+	enum cg_hm_strategy strategy; /* cache.strategy (below) */
+	char **sections; /* cache.sections (selective), never NULL */
 } cg_hm_source;
 
 typedef struct cg_hm_config {
@@ -116,6 +139,9 @@ typedef struct cg_hm_entry {
 	char *title;    /* never NULL: falls back to the path's file name */
 	char *summary;  /* or NULL */
 	char *category; /* or NULL */
+	char *url;      /* llms-txt sources: the page's URL (set by
+	                   cg_corpus_load from the manifest and config), or
+	                   NULL */
 	char **tags;
 	char **keywords;
 	char **concepts;
@@ -223,6 +249,10 @@ int cg_hm_index_parse_v2(cg_hm_index *out, const char *text, size_t len,
 int cg_hm_index_parse_v1(cg_hm_index *out, const char *text, size_t len,
                          cg_err *err);
 void cg_hm_index_fini(cg_hm_index *ix);
+/* Appends a copy of file entry e (id and title required; lists may be
+ * NULL) to ix, which may be empty (zeroed).  Ids are not checked: the
+ * caller keeps them unique.  CG_ENOMEM leaves ix as it was. */
+int cg_hm_index_add(cg_hm_index *ix, const cg_hm_entry *e);
 
 int cg_hm_graph_parse(cg_hm_graph *out, const char *text, size_t len,
                       cg_err *err);

@@ -33,6 +33,7 @@ entry_free(cg_hm_entry *e)
 	free(e->path);
 	free(e->title);
 	free(e->summary);
+	free(e->url);
 	free(e->category);
 	cg_strv_free(e->tags);
 	cg_strv_free(e->keywords);
@@ -297,10 +298,8 @@ find(const char *s, size_t n, const char *pat)
 	return NULL;
 }
 
-/* True for a fence line or a line inside a fenced block (up to three
- * spaces, then three or more ` or ~); updates the state. */
-static bool
-in_fence(struct v1 *st, const char *s, size_t n)
+bool
+cg_hmi_in_fence(char *fence, const char *s, size_t n)
 {
 	size_t i = 0;
 	size_t k = 0;
@@ -312,16 +311,16 @@ in_fence(struct v1 *st, const char *s, size_t n)
 	while (i + k < n && s[i + k] == c)
 		k++;
 	if ((c == '`' || c == '~') && k >= 3) {
-		if (st->fence == 0) {
-			st->fence = c;
+		if (*fence == 0) {
+			*fence = c;
 			return true;
 		}
-		if (st->fence == c) {
-			st->fence = 0;
+		if (*fence == c) {
+			*fence = 0;
 			return true;
 		}
 	}
-	return st->fence != 0;
+	return *fence != 0;
 }
 
 /* A "## " heading: its text, ASCII-lowercased, is the new category. */
@@ -479,7 +478,7 @@ v1_entry(struct v1 *st, const char *s, size_t n, size_t lineno)
 static void
 v1_line(struct v1 *st, const char *s, size_t n, size_t lineno)
 {
-	if (in_fence(st, s, n))
+	if (cg_hmi_in_fence(&st->fence, s, n))
 		return;
 	if (n >= 3 && s[0] == '#' && s[1] == '#' && blank(s[2]))
 		v1_heading(st, s + 3, n - 3);
@@ -488,25 +487,31 @@ v1_line(struct v1 *st, const char *s, size_t n, size_t lineno)
 		v1_entry(st, s + 4, n - 4, lineno);
 }
 
-/* Reads the sanitised text line by line (LF or CRLF). */
-static void
-v1_lines(struct v1 *st, const char *t, size_t n)
+void
+cg_hmi_each_line(const char *t, size_t n, cg_hmi_line_fn fn, void *ctx,
+                 const int *stop)
 {
 	size_t off = 0;
 	size_t lineno = 0;
 
 	if (n >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0)
 		off = 3;
-	while (off < n && st->h.rc == 0) {
+	while (off < n && *stop == 0) {
 		const char *nl = memchr(t + off, '\n', n - off);
 		size_t end = nl != NULL ? (size_t)(nl - t) : n;
 		size_t e = end;
 
 		if (e > off && t[e - 1] == '\r')
 			e--;
-		v1_line(st, t + off, e - off, ++lineno);
+		fn(ctx, t + off, e - off, ++lineno);
 		off = end + 1;
 	}
+}
+
+static void
+v1_each(void *ctx, const char *s, size_t n, size_t lineno)
+{
+	v1_line(ctx, s, n, lineno);
 }
 
 int
@@ -536,7 +541,7 @@ cg_hm_index_parse_v1(cg_hm_index *out, const char *text, size_t len,
 		cg_hmi_warn(&st.h,
 		            "index.md: %zu invalid UTF-8 sequences replaced",
 		            nfixed);
-	v1_lines(&st, clean, n);
+	cg_hmi_each_line(clean, n, v1_each, &st, &st.h.rc);
 	free(clean);
 	free(st.category);
 	if (st.h.rc == 0 && out->v == NULL) {
@@ -605,4 +610,63 @@ cg_hm_check(cg_hm_index *ix, const cg_hm_config *c, const cg_hm_graph *g)
 	w = cg_hmi_warn_take(&h);
 	ix->warnings = w;
 	cg_hmi_fini(&h);
+}
+
+/* ---------------------------------------------------------- appending */
+
+static char **
+strv_dup(const char *const *v)
+{
+	size_t n = 0;
+	char **d;
+
+	while (v != NULL && v[n] != NULL)
+		n++;
+	d = calloc(n + 1, sizeof(*d));
+	for (size_t i = 0; d != NULL && i < n; i++)
+		if ((d[i] = strdup(v[i])) == NULL) {
+			cg_strv_free(d);
+			return NULL;
+		}
+	return d;
+}
+
+static char *
+opt_dup(const char *s, bool *bad)
+{
+	char *d = s != NULL ? strdup(s) : NULL;
+
+	*bad |= s != NULL && d == NULL;
+	return d;
+}
+
+int
+cg_hm_index_add(cg_hm_index *ix, const cg_hm_entry *e)
+{
+	cg_hm_entry c;
+	cg_hm_entry *v;
+	bool bad = false;
+
+	memset(&c, 0, sizeof(c));
+	c.id = opt_dup(e->id, &bad);
+	c.source = opt_dup(e->source, &bad);
+	c.path = opt_dup(e->path, &bad);
+	c.title = opt_dup(e->title, &bad);
+	c.summary = opt_dup(e->summary, &bad);
+	c.category = opt_dup(e->category, &bad);
+	c.url = opt_dup(e->url, &bad);
+	c.tags = strv_dup((const char *const *)e->tags);
+	c.keywords = strv_dup((const char *const *)e->keywords);
+	c.concepts = strv_dup((const char *const *)e->concepts);
+	v = realloc(ix->v, (ix->n + 1) * sizeof(*v));
+	if (bad || c.id == NULL || c.title == NULL || c.tags == NULL ||
+	    c.keywords == NULL || c.concepts == NULL || v == NULL) {
+		if (v != NULL)
+			ix->v = v;
+		entry_free(&c);
+		return CG_ENOMEM;
+	}
+	ix->v = v;
+	ix->v[ix->n++] = c;
+	return 0;
 }

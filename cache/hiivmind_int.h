@@ -5,8 +5,9 @@
  * with its sticky error and capped warning list, the YAML loader wrapper,
  * string copies, id and path checks.
  *
- * Private to cache/: only cache/hiivmind.c, cache/hiivmind_index.c and
- * cache/hiivmind_graph.c include it; nothing else may.
+ * Private to cache/: only cache/hiivmind.c, cache/hiivmind_index.c,
+ * cache/hiivmind_graph.c and cache/hiivmind_llms.c (the llms.txt manifest)
+ * include it; nothing else may.
  */
 #ifndef CG_HIIVMIND_INT_H
 #define CG_HIIVMIND_INT_H
@@ -86,6 +87,17 @@ bool cg_hmi_safe_relpath(const char *s, size_t n);
 /* s clipped to fit out (CG_HMI_QMAX bytes) with control bytes shown as
  * '?', for quoting user text in a warning; returns out. */
 const char *cg_hmi_q(char *out, const char *s);
+
+/* Markdown line reading (index.md, llms.txt).  True for a fence line or
+ * a line inside a fenced block (up to three spaces, then three or more `
+ * or ~); *fence is the open fence's character, 0 outside. */
+bool cg_hmi_in_fence(char *fence, const char *s, size_t n);
+/* Calls fn for each line of t (LF or CRLF, a leading BOM skipped), with
+ * its 1-based number, until *stop is non-zero (a parse's sticky rc). */
+typedef void (*cg_hmi_line_fn)(void *ctx, const char *s, size_t n,
+                               size_t lineno);
+void cg_hmi_each_line(const char *t, size_t n, cg_hmi_line_fn fn, void *ctx,
+                      const int *stop);
 
 /* True when id was marked taken in this context. */
 bool cg_hmi_seen(const struct cg_hmi *h, const char *id);

@@ -581,6 +581,22 @@ cg_httpc_res_of(const cg_httpc *h, size_t id)
 	return h != NULL && id < h->n ? &h->v[id]->res : NULL;
 }
 
+void
+cg_httpc_drop_body(cg_httpc *h, size_t id)
+{
+	struct xfer *x = h != NULL && id < h->n ? h->v[id] : NULL;
+	char *p;
+
+	if (x == NULL || x->active)
+		return;
+	p = realloc(x->res.body, 1);
+	if (p != NULL)
+		x->res.body = p;
+	x->res.body[0] = '\0';
+	x->res.len = 0;
+	x->cap = 1;
+}
+
 /* --- finishing a transfer --------------------------------------------------
  */
 

@@ -44,8 +44,9 @@
  * batches share nothing, so threads may each run their own.
  *
  * May be included by cache/ and every layer above it (conf, page, proto,
- * index, node, federation, gateway, cli); today cache/probe.c and the
- * fetch command's setup (cg_httpc_global_init) use it.
+ * index, node, federation, gateway, cli); today cache/probe.c,
+ * cache/llms_fetch.c (llms.txt manifests and pages) and the fetch
+ * command's setup (cg_httpc_global_init) use it.
  */
 #ifndef CG_HTTPC_H
 #define CG_HTTPC_H
@@ -138,6 +139,12 @@ int cg_httpc_run(cg_httpc *h, cg_httpc_done_fn done, void *ud);
 
 /* The result of request id (borrowed), or NULL for an unknown id. */
 const cg_httpc_res *cg_httpc_res_of(const cg_httpc *h, size_t id);
+
+/* Frees the body of request id once it is done (from its done callback
+ * or later): res.body becomes "" and res.len 0, every other field stays.
+ * A batch of many pages then holds only the bodies not yet consumed.
+ * No effect on a request still running or an unknown id. */
+void cg_httpc_drop_body(cg_httpc *h, size_t id);
 
 /*
  * Copies at most max characters of src[0..n) to dst (cap >= 16 bytes) as

@@ -7,7 +7,9 @@
  * The worker does everything on disk for its corpus (bare repositories,
  * stage, _cache_meta.json, the publish) and sends back a fixed-size
  * reply: the outcome, the commit, the git counts and the -v notes.  The
- * parent only starts, watches, kills and reaps.  Must not: print, probe,
+ * parent only starts, watches, kills and reaps.  An llms-txt source's
+ * cached pages are linked from the published tree into the stage
+ * (cg_llms_carry); cache/fetch.c refreshes them after.  Must not: print, probe,
  * write the state file, run libgit2 in the parent (cg_git_* calls happen
  * in the worker only).
  */
@@ -24,6 +26,7 @@
 #include "cache/child_int.h"
 #include "cache/corpus.h"
 #include "cache/git.h"
+#include "cache/llms_fetch.h"
 #include "cache/update_int.h"
 #include "common/cg_fs.h"
 #include "common/cg_time.h"
@@ -185,6 +188,8 @@ place_source(struct work *w, const cg_hm_source *s, cg_err *err)
 		free(sub);
 		return rc;
 	}
+	if (s->type != NULL && strcmp(s->type, "llms-txt") == 0)
+		return cg_llms_carry(w->u->dir, w->u->stage, s->id, err);
 	if (s->type == NULL || strcmp(s->type, "git") != 0 ||
 	    s->repo_owner == NULL || s->repo_name == NULL) {
 		note(w,
@@ -213,24 +218,14 @@ place_source(struct work *w, const cg_hm_source *s, cg_err *err)
 static int
 place_sources(struct work *w, cg_err *err)
 {
-	char *path = cg_path_join(w->u->stage, "config.yaml");
-	char *text = NULL;
-	size_t len = 0;
 	cg_hm_config cfg;
 	cg_err e;
 	int rc;
 
 	cg_err_clear(&e);
-	if (path == NULL)
-		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	rc = cg_file_read(path, CG_HM_MAX_BYTES, &text, &len, &e);
-	free(path);
-	if (rc != 0)
+	if (cg_corpus_config_read(&cfg, w->u->stage, &e) != 0)
 		return 0; /* entries only: the node reports it */
-	rc = cg_hm_config_parse(&cfg, text, len, &e);
-	free(text);
-	if (rc != 0)
-		return 0;
+	rc = 0;
 	for (size_t i = 0; rc == 0 && i < cfg.nsources; i++)
 		rc = place_source(w, &cfg.sources[i], err);
 	cg_hm_config_fini(&cfg);

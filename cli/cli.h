@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "common/cg_buf.h"
 #include "common/cg_err.h"
 
 #define CLI_MAX_VALUES 64
@@ -65,6 +66,8 @@ int cli_load_config(const cli_args *a, struct cg_config *cfg, cg_err *err);
 	{"workspace", true, false, "workspace directory (default: .)"},  \
 	    {"config", true, false, "gateway config: its roster, here"}, \
 	    {"gateway", true, false, "URL of a running gateway"},        \
+	    {"token", true, false,                                       \
+	     "bearer token for --gateway (or CORPUS_GW_TOKEN)"},         \
 	    {"cache", true, false, "index cache directory"},             \
 	    {"deadline", true, false, "per-round deadline in ms"},       \
 	{                                                                \
@@ -75,6 +78,7 @@ int cli_load_config(const cli_args *a, struct cg_config *cfg, cg_err *err);
  * --config) or a running one (--gateway URL). */
 #include "conf/config.h"
 #include "gateway/gateway.h"
+#include "gateway/render.h"
 
 typedef struct cli_session {
 	cg_config cfg;
@@ -82,6 +86,8 @@ typedef struct cli_session {
 	cg_gateway *gw; /* embedded */
 	cg_fed *fed;    /* embedded: the gateway's federation (borrowed) */
 	char *remote;   /* --gateway URL */
+	char *auth;     /* "Authorization: Bearer <token>" or NULL; wiped
+	                   when the session closes */
 } cli_session;
 
 int cli_session_open(cli_session *s, const cli_args *a, cg_err *err);
@@ -94,6 +100,12 @@ int cli_session_sync(cli_session *s, json_t **report, cg_err *err);
 int cli_session_call(cli_session *s, const char *tool, const json_t *args,
                      json_t **out, cg_err *err);
 
+/* Remote sessions: POSTs one MCP message to the gateway's /mcp and
+ * appends the reply body (empty for a notification) to out.  A refused
+ * token is CG_EDENIED; the reply is otherwise passed on as it is. */
+int cli_session_mcp(cli_session *s, const char *msg, size_t len, cg_buf *out,
+                    cg_err *err);
+
 /* Runs tool with args (taken, freed here) through the session. */
 int cli_session_tool(cli_session *s, const char *tool, json_t *args,
                      json_t **out, cg_err *err);
@@ -101,8 +113,11 @@ int cli_session_tool(cli_session *s, const char *tool, json_t *args,
 /* The integer at o.k, 0 when absent (strings: cg_json_str). */
 long long cli_num(const json_t *o, const char *k);
 
-/* Renders a search answer for a person. */
-void cli_render_search(const json_t *ans, bool explain);
+/* Prints an answer for a person with fn (gateway/render.h), in colour on a
+ * terminal unless NO_COLOR is set. */
+void cli_render(cg_render_fn fn, const json_t *ans, bool explain);
+/* Whether stdout takes colour: a terminal, and NO_COLOR unset or empty. */
+bool cli_color(void);
 
 int cmd_index(int argc, char **argv);
 int cmd_query(int argc, char **argv);
@@ -118,6 +133,8 @@ int cmd_list(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_grep(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+/* cmd_mcp.c: MCP over stdio. */
+int cmd_mcp(int argc, char **argv);
 /* cmd_fetch.c: the remote corpora. */
 int cmd_fetch(int argc, char **argv);
 

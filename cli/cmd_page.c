@@ -62,58 +62,12 @@ open_synced(const cli_args *a, const char *cmd, cli_session *ss, cg_err *err)
 	if (rc == CG_ENOPROV)
 		return cg_err_set(err, rc, "%s", serr.msg);
 	if (rc != 0)
-		(void)fprintf(stderr, "corpus-gw %s: warning: index sync: %s\n",
-		              cmd, serr.msg);
+		fprintf(stderr, "corpus-gw %s: warning: index sync: %s\n", cmd,
+		        serr.msg);
 	return 0;
 }
 
-/* Prints the non-ok nodes and the followups of an answer. */
-static void
-render_receipt(const json_t *ans)
-{
-	const json_t *nodes =
-	    json_object_get(json_object_get(ans, "evidence"), "nodes");
-	const json_t *fu = json_object_get(ans, "followups");
-	size_t i;
-	const json_t *v;
-
-	json_array_foreach(nodes, i, v) {
-		if (strcmp(cg_json_str(v, "outcome"), "ok") != 0)
-			printf("  node %s: %s\n", cg_json_str(v, "node"),
-			       cg_json_str(v, "outcome"));
-	}
-	if (json_array_size(fu) == 0)
-		return;
-	printf("\nFollowups:\n");
-	json_array_foreach(fu, i, v) {
-		printf("- [%s] %s%s%s\n", cg_json_str(v, "kind"),
-		       cg_json_str(v, "message"),
-		       *cg_json_str(v, "uri") ? " " : "",
-		       cg_json_str(v, "uri"));
-	}
-}
-
 /* --- read ----------------------------------------------------------------- */
-
-/* The page text exactly as stored (frontmatter block, then body), or the
- * line range. */
-static void
-render_read(const json_t *ans)
-{
-	const json_t *t = json_object_get(ans, "text");
-
-	if (t != NULL) {
-		(void)fwrite(json_string_value(t), 1, json_string_length(t),
-		             stdout);
-		return;
-	}
-	t = json_object_get(ans, "frontmatter_raw");
-	if (t != NULL)
-		(void)fwrite(json_string_value(t), 1, json_string_length(t),
-		             stdout);
-	t = json_object_get(ans, "body");
-	(void)fwrite(json_string_value(t), 1, json_string_length(t), stdout);
-}
 
 static json_t *
 read_args(const cli_args *a)
@@ -159,81 +113,6 @@ first_page_error(const json_t *ans, cg_err *err)
 	return 0;
 }
 
-static void
-render_link(const json_t *lk)
-{
-	bool wiki = strcmp(cg_json_str(lk, "kind"), "wikilink") == 0;
-
-	printf("  line %-5lld %s%s%s%s%s%s%s", cli_num(lk, "line"),
-	       wiki ? "[[" : "(", cg_json_str(lk, "target"),
-	       *cg_json_str(lk, "anchor") ? "#" : "", cg_json_str(lk, "anchor"),
-	       wiki && *cg_json_str(lk, "text") ? "|" : "",
-	       wiki ? cg_json_str(lk, "text") : "", wiki ? "]]" : ")");
-	if (json_is_true(json_object_get(lk, "resolved")))
-		printf("  -> %s (%s)\n", cg_json_str(lk, "uri"),
-		       cg_json_str(lk, "match"));
-	else
-		printf("  unresolved: %s\n", cg_json_str(lk, "reason"));
-}
-
-static void
-render_links(const json_t *ans)
-{
-	const json_t *c = json_object_get(ans, "counts");
-	size_t i;
-	const json_t *v;
-
-	printf("%s\n%s\n\nOutgoing links (%lld, %lld unresolved):\n",
-	       cg_json_str(ans, "title"), cg_json_str(ans, "uri"),
-	       cli_num(c, "outgoing"), cli_num(c, "unresolved"));
-	json_array_foreach(json_object_get(ans, "outgoing"), i, v) {
-		render_link(v);
-	}
-	printf("\nBacklinks (%lld):\n", cli_num(c, "backlinks"));
-	json_array_foreach(json_object_get(ans, "backlinks"), i, v) {
-		bool wiki = strcmp(cg_json_str(v, "kind"), "wikilink") == 0;
-
-		printf("  %s line %lld  %s%s%s  (%s)\n", cg_json_str(v, "uri"),
-		       cli_num(v, "line"), wiki ? "[[" : "(",
-		       cg_json_str(v, "target"), wiki ? "]]" : ")",
-		       cg_json_str(v, "title"));
-	}
-	render_receipt(ans);
-}
-
-static void
-render_peek_page(const json_t *p)
-{
-	size_t i;
-	const json_t *v;
-
-	if (json_object_get(p, "error") != NULL) {
-		printf("%s\n  error: %s\n\n", cg_json_str(p, "uri"),
-		       cg_json_str(json_object_get(p, "error"), "message"));
-		return;
-	}
-	printf("%s\n  %s\n  %s", cg_json_str(p, "title"), cg_json_str(p, "uri"),
-	       *cg_json_str(p, "category") ? cg_json_str(p, "category")
-	                                   : "uncategorised");
-	json_array_foreach(json_object_get(p, "tags"), i, v) {
-		printf("%s%s", i == 0 ? " · tags: " : ", ",
-		       json_string_value(v));
-	}
-	printf(" · %lld lines\n", cli_num(p, "nlines"));
-	if (*cg_json_str(p, "first_line"))
-		printf("  first line: %s\n", cg_json_str(p, "first_line"));
-	json_array_foreach(json_object_get(p, "headings"), i, v) {
-		printf("  %*s%.*s %s (line %lld)\n",
-		       (int)(2 * (cli_num(v, "level") - 1)), "",
-		       (int)cli_num(v, "level"), "######",
-		       cg_json_str(v, "text"), cli_num(v, "line"));
-	}
-	json_array_foreach(json_object_get(p, "links"), i, v) {
-		render_link(v);
-	}
-	printf("\n");
-}
-
 int
 cmd_peek(int argc, char **argv)
 {
@@ -263,35 +142,11 @@ cmd_peek(int argc, char **argv)
 	if (ans != NULL && cli_flag(&a, "json")) {
 		cli_print_json(ans);
 	} else if (ans != NULL) {
-		size_t i;
-		const json_t *p;
-
-		json_array_foreach(json_object_get(ans, "pages"), i, p) {
-			render_peek_page(p);
-		}
-		render_receipt(ans);
+		cli_render(cg_render_peek, ans, false);
 	}
 	json_decref(ans);
 	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("peek", &err);
-}
-
-/* --- resolve -------------------------------------------------------------- */
-
-static void
-render_resolve(const json_t *ans)
-{
-	size_t i;
-	const json_t *m;
-
-	if (json_array_size(json_object_get(ans, "matches")) == 0)
-		printf("no page matches '%s'. %s\n", cg_json_str(ans, "lookup"),
-		       cg_json_str(ans, "note"));
-	json_array_foreach(json_object_get(ans, "matches"), i, m) {
-		printf("%-6s %s  %s\n", cg_json_str(m, "match"),
-		       cg_json_str(m, "uri"), cg_json_str(m, "title"));
-	}
-	render_receipt(ans);
 }
 
 /* --- the one-argument commands -------------------------------------------- */
@@ -318,7 +173,7 @@ struct one_cmd {
 	const cli_opt *opts;
 	size_t nopts;
 	json_t *(*args)(const cli_args *a);
-	void (*render)(const json_t *ans);
+	cg_render_fn render;
 };
 
 static int
@@ -344,7 +199,7 @@ run_one(const struct one_cmd *c, int argc, char **argv)
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
-		c->render(ans);
+		cli_render(c->render, ans, false);
 	json_decref(ans);
 	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail(c->name, &err);
@@ -364,7 +219,7 @@ cmd_read(int argc, char **argv)
 	    read_opts,
 	    NOPTS(read_opts),
 	    read_args,
-	    render_read};
+	    cg_render_read};
 
 	return run_one(&c, argc, argv);
 }
@@ -382,7 +237,7 @@ cmd_links(int argc, char **argv)
 	    page_opts,
 	    NOPTS(page_opts),
 	    links_args,
-	    render_links};
+	    cg_render_links};
 
 	return run_one(&c, argc, argv);
 }
@@ -400,7 +255,7 @@ cmd_resolve(int argc, char **argv)
 	    page_opts,
 	    NOPTS(page_opts),
 	    resolve_args,
-	    render_resolve};
+	    cg_render_resolve};
 
 	return run_one(&c, argc, argv);
 }

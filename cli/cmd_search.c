@@ -14,6 +14,8 @@
 	{"workspace", true, false, "workspace directory (default: .)"},        \
 	    {"config", true, false, "gateway config: its roster, in-process"}, \
 	    {"gateway", true, false, "URL of a running gateway"},              \
+	    {"token", true, false,                                             \
+	     "bearer token for --gateway (or CORPUS_GW_TOKEN)"},               \
 	    {"cache", true, false, "index cache directory"},                   \
 	    {"deadline", true, false, "per-round deadline in ms"},             \
 	{                                                                      \
@@ -43,33 +45,12 @@ static const cli_opt query_opts[] = {
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
 
+/* The sync report in the renderer's shape (it takes no options). */
 static void
-print_sync(const json_t *report)
+sync_text(cg_buf *out, const json_t *report, const cg_render_opts *o)
 {
-	const char *src;
-	json_t *s;
-
-	json_object_foreach((json_t *)report, src, s) {
-		printf(
-		    "%-20s generation %lld: %lld files, %lld re-indexed, "
-		    "%lld added, %lld deleted, %lld skipped",
-		    src,
-		    (long long)json_integer_value(
-		        json_object_get(s, "generation")),
-		    (long long)json_integer_value(json_object_get(s, "files")),
-		    (long long)json_integer_value(
-		        json_object_get(s, "reparsed")),
-		    (long long)json_integer_value(json_object_get(s, "added")),
-		    (long long)json_integer_value(
-		        json_object_get(s, "deleted")),
-		    (long long)json_integer_value(
-		        json_object_get(s, "skipped")));
-		if (json_is_string(json_object_get(s, "rebuild_reason")))
-			printf(" (rebuilt: %s)",
-			       json_string_value(
-			           json_object_get(s, "rebuild_reason")));
-		printf("\n");
-	}
+	(void)o;
+	cg_render_sync(out, report);
 }
 
 int
@@ -103,7 +84,7 @@ cmd_index(int argc, char **argv)
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(report);
 	else if (rc == 0)
-		print_sync(report);
+		cli_render(sync_text, report, false);
 	json_decref(report);
 	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("index", &err);
@@ -213,7 +194,7 @@ cmd_query(int argc, char **argv)
 	if (rc == 0 && cli_flag(&a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
-		cli_render_search(ans, cli_flag(&a, "explain"));
+		cli_render(cg_render_search, ans, cli_flag(&a, "explain"));
 	json_decref(ans);
 	json_decref(report);
 	json_decref(args);

@@ -96,18 +96,6 @@ start(const char *cmd, const char *syn, const char *about, const cli_opt *opts,
 	return -1;
 }
 
-static void
-print_followups(const json_t *ans)
-{
-	const json_t *fu = json_object_get(ans, "followups");
-	const json_t *f;
-	size_t i;
-
-	json_array_foreach(fu, i, f)
-		printf("- [%s] %s\n", cg_json_str(f, "kind"),
-		       cg_json_str(f, "message"));
-}
-
 /* Opens the session (embedded gateway or --gateway); syncs the indexes
  * first when sync (embedded only: a running gateway keeps them). */
 static int
@@ -153,7 +141,7 @@ set_int(json_t *v, const char *key, int n)
  * exit code.  rc carries a failure of the command's own checks. */
 static int
 run_tool(const cli_args *a, const char *tool, bool sync, json_t *args,
-         void (*render)(const json_t *), int rc, cg_err *err)
+         cg_render_fn render, int rc, cg_err *err)
 {
 	cli_session ss = {0};
 	json_t *ans = NULL;
@@ -168,54 +156,14 @@ run_tool(const cli_args *a, const char *tool, bool sync, json_t *args,
 	if (rc == 0 && cli_flag(a, "json"))
 		cli_print_json(ans);
 	else if (rc == 0)
-		render(ans);
+		cli_render(render, ans, false);
 	json_decref(ans);
 	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail(tool, err);
 }
 
-static void
-render_map(const json_t *ans)
-{
-	(void)fputs(*cg_json_str(ans, "text") ? cg_json_str(ans, "text")
-	                                      : "no pages\n",
-	            stdout);
-}
-
 /* --- list ------------------------------------------------------------------
  */
-
-static void
-render_list(const json_t *ans)
-{
-	const json_t *items = json_object_get(ans, "items");
-	const json_t *it;
-	size_t i;
-
-	json_array_foreach(items, i, it) {
-		printf("%s\n    %s", cg_json_str(it, "uri"),
-		       cg_json_str(it, "title"));
-		printf(" · %s", *cg_json_str(it, "category")
-		                    ? cg_json_str(it, "category")
-		                    : "uncategorised");
-		if (*cg_json_str(it, "confidence"))
-			printf(" · %s", cg_json_str(it, "confidence"));
-		if (*cg_json_str(it, "updated_at"))
-			printf(" · updated %s", cg_json_str(it, "updated_at"));
-		printf("\n");
-	}
-	if (json_array_size(items) == 0)
-		printf("no pages\n");
-	else
-		printf("\npages %lld-%lld of %lld", cli_num(ans, "offset") + 1,
-		       cli_num(ans, "offset") +
-		           (long long)json_array_size(items),
-		       cli_num(ans, "total"));
-	if (json_is_integer(json_object_get(ans, "next_offset")))
-		printf("; next: --offset %lld", cli_num(ans, "next_offset"));
-	printf("\n");
-	print_followups(ans);
-}
 
 static json_t *
 list_args(const cg_list_req *r)
@@ -272,7 +220,7 @@ cmd_list(int argc, char **argv)
 	if (rc == 0)
 		rc = cg_filters_validate(&r.filters, &err);
 	return run_tool(&a, "list", true, rc == 0 ? list_args(&r) : NULL,
-	                render_list, rc, &err);
+	                cg_render_list, rc, &err);
 }
 
 /* --- map -------------------------------------------------------------------
@@ -299,35 +247,11 @@ cmd_map(int argc, char **argv)
 	if (rc == 0)
 		rc = cg_filters_validate(&r.filters, &err);
 	return run_tool(&a, "map", true, rc == 0 ? map_args(&r) : NULL,
-	                render_map, rc, &err);
+	                cg_render_map, rc, &err);
 }
 
 /* --- grep ------------------------------------------------------------------
  */
-
-static void
-render_grep(const json_t *ans)
-{
-	const json_t *m;
-	size_t i;
-
-	json_array_foreach(json_object_get(ans, "matches"), i, m)
-		printf("%s/%s:%lld: %s\n", cg_json_str(m, "source"),
-		       cg_json_str(m, "path"), cli_num(m, "line"),
-		       cg_json_str(m, "text"));
-	printf("\n%lld matching line(s) in %lld file(s); %lld file(s) "
-	       "searched",
-	       cli_num(ans, "total"), cli_num(ans, "files_with_matches"),
-	       cli_num(ans, "files_searched"));
-	if (json_is_true(json_object_get(ans, "truncated")))
-		printf("; first %zu shown (truncated)",
-		       json_array_size(json_object_get(ans, "matches")));
-	printf("\n");
-	json_array_foreach(json_object_get(ans, "skipped"), i, m)
-		printf("skipped %s/%s: %s\n", cg_json_str(m, "source"),
-		       cg_json_str(m, "path"), cg_json_str(m, "reason"));
-	print_followups(ans);
-}
 
 int
 cmd_grep(int argc, char **argv)
@@ -353,77 +277,11 @@ cmd_grep(int argc, char **argv)
 	r.nsources = cli_all(&a, "source", (const char ***)&r.sources);
 	rc = cli_int(&a, "max", 1, 10000, &r.max, &err);
 	return run_tool(&a, "grep", false, rc == 0 ? grep_args(&r) : NULL,
-	                render_grep, rc, &err);
+	                cg_render_grep, rc, &err);
 }
 
 /* --- status ----------------------------------------------------------------
  */
-
-/* A corpus: local, or remote with its cached commit and freshness. */
-static void
-render_freshness(const json_t *src)
-{
-	const json_t *f = json_object_get(src, "freshness");
-
-	if (json_object_get(src, "corpus") == NULL)
-		return;
-	printf("    corpus (%s)", cg_json_str(src, "corpus"));
-	if (f != NULL && *cg_json_str(f, "cached_commit") == '\0')
-		printf(": not fetched yet (corpus-gw fetch)");
-	else if (f != NULL)
-		printf(": cached %.7s at %s", cg_json_str(f, "cached_commit"),
-		       cg_json_str(f, "cached_at"));
-	if (f != NULL && *cg_json_str(f, "note"))
-		printf("; %s", cg_json_str(f, "note"));
-	printf("\n");
-}
-
-static void
-render_source_status(const json_t *src)
-{
-	const json_t *errs = json_object_get(src, "errors");
-	const json_t *e;
-	size_t i;
-
-	printf("  %s: generation %lld", cg_json_str(src, "source"),
-	       cli_num(src, "generation"));
-	if (json_is_true(json_object_get(src, "ready")))
-		printf(", %lld pages, %lld sections, %lld problems, db %lld "
-		       "KiB\n    last sync %s (%lld s ago), generation "
-		       "written %lld s ago\n",
-		       cli_num(src, "pages"), cli_num(src, "sections"),
-		       cli_num(src, "problems"),
-		       (cli_num(src, "db_bytes") + 1023) / 1024,
-		       *cg_json_str(src, "last_sync")
-		           ? cg_json_str(src, "last_sync")
-		           : "never",
-		       cli_num(src, "index_age_s"),
-		       cli_num(src, "generation_age_s"));
-	else
-		printf(", not indexed\n");
-	render_freshness(src);
-	json_array_foreach(errs, i, e)
-		printf("    error: %s\n", json_string_value(e));
-}
-
-static void
-render_status(const json_t *ans)
-{
-	const json_t *n;
-	size_t i;
-
-	printf("workspace %s\n", cg_json_str(ans, "workspace"));
-	json_array_foreach(json_object_get(ans, "nodes"), i, n) {
-		const json_t *src;
-		size_t k;
-
-		printf("node %s: %s\n", cg_json_str(n, "node"),
-		       cg_json_str(n, "outcome"));
-		json_array_foreach(json_object_get(n, "sources"), k, src)
-			render_source_status(src);
-	}
-	print_followups(ans);
-}
 
 int
 cmd_status(int argc, char **argv)
@@ -443,5 +301,5 @@ cmd_status(int argc, char **argv)
 		return rc;
 	nsrc = cli_all(&a, "source", &src);
 	return run_tool(&a, "status", false, base_args(NULL, NULL, src, nsrc),
-	                render_status, 0, &err);
+	                cg_render_status, 0, &err);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/cg_version.h"
 
 static const struct {
 	const char *name;
@@ -15,6 +16,7 @@ static const struct {
     {"index", cmd_index, "index every wiki of a workspace (incremental)"},
     {"query", cmd_query, "search a workspace"},
     {"serve", cmd_serve, "run the gateway (HTTP JSON API and MCP)"},
+    {"mcp", cmd_mcp, "MCP over stdio (for .mcp.json \"command\")"},
     {"node", cmd_node, "serve a workspace over nng, re-indexing live"},
     {"read", cmd_read, "print a page or a range of its lines"},
     {"peek", cmd_peek, "title, tags, outline, links of pages (no body)"},
@@ -34,8 +36,8 @@ usage(FILE *out)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		(void)fprintf(out, "  %-10s %s\n", commands[i].name,
 		              commands[i].help);
-	(void)fprintf(out,
-	              "\n`corpus-gw COMMAND --help` describes a command.\n");
+	(void)fprintf(out, "\n`corpus-gw COMMAND --help` describes a command; "
+	                   "`corpus-gw --version`\nprints the version.\n");
 }
 
 int
@@ -48,6 +50,11 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 ||
+	    strcmp(argv[1], "version") == 0) {
+		(void)printf("corpus-gw %s\n", CG_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)

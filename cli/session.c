@@ -3,7 +3,10 @@
  * DIR or --config FILE): a gateway is opened in this process — its nodes
  * run in-process over nng inproc://, remote nodes are dialled — and the
  * tool runs through the same table the HTTP API uses.  Remote (--gateway
- * URL): the tool is a GET on the running gateway's /v1/<tool>.  Either way
+ * URL): the tool is a GET on the running gateway's /v1/<tool>, with
+ * "Authorization: Bearer" from --token or CORPUS_GW_TOKEN (the option
+ * wins; the secret is never printed), and `corpus-gw mcp --gateway`
+ * POSTs each MCP message to its /mcp.  Either way
  * a command sees one JSON answer, and an error the same code: the
  * gateway's error names are read back with cg_code_from_name, so both
  * paths exit alike (tests/integration/test_cli_errors.c).  It must not
@@ -22,6 +25,29 @@
 #include "conf/workspace.h"
 #include "gateway/api.h"
 
+/* The bearer token for --gateway: --token, else CORPUS_GW_TOKEN, else
+ * none.  It must be one header value: no control characters. */
+static int
+session_token(cli_session *s, const cli_args *a, cg_err *err)
+{
+	const char *t = cli_get(a, "token");
+
+	if (t == NULL)
+		t = getenv("CORPUS_GW_TOKEN");
+	if (t == NULL || *t == '\0')
+		return 0;
+	for (const char *p = t; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return cg_err_set(
+			    err, CG_EINVAL,
+			    "the token holds a control character");
+	if (asprintf(&s->auth, "Authorization: Bearer %s", t) < 0) {
+		s->auth = NULL;
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
 int
 cli_session_open(cli_session *s, const cli_args *a, cg_err *err)
 {
@@ -35,8 +61,14 @@ cli_session_open(cli_session *s, const cli_args *a, cg_err *err)
 			                  "--gateway talks to a running "
 			                  "gateway: drop --workspace/--config");
 		s->remote = strdup(cli_get(a, "gateway"));
-		return s->remote ? 0 : cg_err_set(err, CG_ENOMEM, "oom");
+		if (s->remote == NULL)
+			return cg_err_set(err, CG_ENOMEM, "oom");
+		return session_token(s, a, err);
 	}
+	if (cli_get(a, "token") != NULL)
+		return cg_err_set(err, CG_EINVAL,
+		                  "--token is for --gateway URL: an "
+		                  "embedded gateway asks for no token");
 	rc = cli_load_config(a, &s->cfg, err);
 	if (rc != 0)
 		return rc;
@@ -56,6 +88,9 @@ cli_session_close(cli_session *s)
 	if (s->have_cfg)
 		cg_config_fini(&s->cfg);
 	free(s->remote);
+	if (s->auth != NULL)
+		explicit_bzero(s->auth, strlen(s->auth));
+	free(s->auth);
 	memset(s, 0, sizeof(s[0]));
 }
 
@@ -204,6 +239,74 @@ gateway_code(const json_t *e)
 	return code != CG_OK ? code : CG_EPROTO;
 }
 
+/* One request to the gateway: a GET of url, or a POST of body (JSON).
+ * The answer's status and body land in *status and resp; only a transfer
+ * that did not complete is an error (CG_EUNAVAIL). */
+static int
+remote_http(const cli_session *s, const char *url, const char *body, size_t len,
+            long *status, cg_buf *resp, cg_err *err)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *hdr = NULL;
+	CURLcode cc;
+	int rc = 0;
+
+	*status = 0;
+	if (c == NULL)
+		return cg_err_set(err, CG_ENOMEM, "curl: out of memory");
+	if (s->auth != NULL)
+		hdr = curl_slist_append(hdr, s->auth);
+	if (body != NULL) {
+		hdr = curl_slist_append(hdr, "Content-Type: application/json");
+		hdr = curl_slist_append(
+		    hdr, "Accept: application/json, text/event-stream");
+		(void)curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		(void)curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)len);
+	}
+	if ((s->auth != NULL || body != NULL) && hdr == NULL)
+		rc = cg_err_set(err, CG_ENOMEM, "curl: out of memory");
+	(void)curl_easy_setopt(c, CURLOPT_URL, url);
+	(void)curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+	(void)curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	(void)curl_easy_setopt(c, CURLOPT_WRITEDATA, resp);
+	(void)curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+	(void)curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	cc = rc ? CURLE_OK : curl_easy_perform(c);
+	if (rc == 0 && cc != CURLE_OK)
+		rc = cg_err_set(err, CG_EUNAVAIL, "gateway %s: %s", s->remote,
+		                curl_easy_strerror(cc));
+	(void)curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+	curl_slist_free_all(hdr);
+	curl_easy_cleanup(c);
+	return rc;
+}
+
+/* A 401 or 403: the gateway's message (msg, may be NULL) and what to do
+ * about it; never the token. */
+static int
+auth_error(const cli_session *s, long status, const char *msg, cg_err *err)
+{
+	return cg_err_set(err, CG_EDENIED, "gateway %s: HTTP %ld%s%s: %s",
+	                  s->remote, status, msg ? ", " : "", msg ? msg : "",
+	                  s->auth ? "the token was refused"
+	                          : "it wants a token (--token or "
+	                            "CORPUS_GW_TOKEN)");
+}
+
+/* The error of a non-200 answer: the gateway's {error: {code, message}},
+ * or for a 401/403 without one, what to do about it. */
+static int
+remote_error(const cli_session *s, long status, const json_t *v, cg_err *err)
+{
+	const json_t *e = json_object_get(v, "error");
+	const char *msg = cg_json_str_or_null(e, "message");
+
+	if (status == 401 || status == 403)
+		return auth_error(s, status, msg, err);
+	return cg_err_set(err, gateway_code(e), "%s",
+	                  msg ? msg : "gateway error");
+}
+
 static int
 remote_call(const cli_session *s, const char *tool, const json_t *args,
             json_t **out, cg_err *err)
@@ -212,10 +315,10 @@ remote_call(const cli_session *s, const char *tool, const json_t *args,
 	cg_buf url;
 	cg_buf body;
 	long status = 0;
-	CURLcode cc;
-	json_t *v;
+	json_t *v = NULL;
 	int rc = 0;
 
+	*out = NULL;
 	if (c == NULL)
 		return cg_err_set(err, CG_ENOMEM, "curl: out of memory");
 	cg_buf_init(&url, 1 << 16);
@@ -223,35 +326,41 @@ remote_call(const cli_session *s, const char *tool, const json_t *args,
 	(void)cg_buf_printf(&url, "%s/v1/%s", s->remote, tool);
 	if (query_string(c, args, &url) != 0)
 		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
-	(void)curl_easy_setopt(c, CURLOPT_URL, cg_buf_str(&url));
-	(void)curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	(void)curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
-	(void)curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
-	(void)curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	cc = rc ? CURLE_OK : curl_easy_perform(c);
-	if (rc == 0 && cc != CURLE_OK)
-		rc = cg_err_set(err, CG_EUNAVAIL, "gateway %s: %s", s->remote,
-		                curl_easy_strerror(cc));
-	(void)curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-	v = rc ? NULL
-	       : json_loadb(body.data ? body.data : "", body.len, 0, NULL);
-	if (rc == 0 && v == NULL)
+	curl_easy_cleanup(c);
+	if (rc == 0)
+		rc = remote_http(s, cg_buf_str(&url), NULL, 0, &status, &body,
+		                 err);
+	if (rc == 0)
+		v = json_loadb(body.data ? body.data : "", body.len, 0, NULL);
+	if (rc == 0 && v == NULL && status != 401 && status != 403)
 		rc =
 		    cg_err_set(err, CG_EPROTO, "gateway %s: HTTP %ld, not JSON",
 		               s->remote, status);
 	if (rc == 0 && status != 200) {
-		const json_t *e = json_object_get(v, "error");
-		const char *msg = cg_json_str_or_null(e, "message");
-
-		rc = cg_err_set(err, gateway_code(e), "%s",
-		                msg ? msg : "gateway error");
+		rc = remote_error(s, status, v, err);
 		json_decref(v);
 		v = NULL;
 	}
 	*out = v;
 	cg_buf_fini(&url);
 	cg_buf_fini(&body);
-	curl_easy_cleanup(c);
+	return rc;
+}
+
+int
+cli_session_mcp(cli_session *s, const char *msg, size_t len, cg_buf *out,
+                cg_err *err)
+{
+	cg_buf url;
+	long status = 0;
+	int rc;
+
+	cg_buf_init(&url, 1 << 16);
+	(void)cg_buf_printf(&url, "%s/mcp", s->remote);
+	rc = remote_http(s, cg_buf_str(&url), msg, len, &status, out, err);
+	cg_buf_fini(&url);
+	if (rc == 0 && (status == 401 || status == 403))
+		rc = auth_error(s, status, NULL, err);
 	return rc;
 }
 

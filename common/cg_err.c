@@ -6,8 +6,11 @@
  */
 #include "common/cg_err.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "common/cg_utf8.h"
 
 /* The function itself, not cg_err.h's macro over it. */
 #undef cg_err_set
@@ -21,6 +24,30 @@ cg_err_clear(cg_err *err)
 	err->msg[0] = '\0';
 }
 
+/* Makes msg valid UTF-8 in place: a byte that does not start a whole code
+ * point (text quoted from bad input, or a sequence the size cap cut) becomes
+ * '?'.  Every error message is put into JSON somewhere (a node's reply, the
+ * HTTP and MCP answers), and jansson refuses invalid UTF-8: an error that
+ * cannot be told is a request never answered. */
+static void
+make_utf8(char *msg)
+{
+	size_t n = strlen(msg);
+
+	for (size_t i = 0; i < n;) {
+		uint32_t cp;
+		int k =
+		    cg_utf8_decode((const unsigned char *)msg + i, n - i, &cp);
+
+		if (k > 0) {
+			i += (size_t)k;
+		} else {
+			msg[i] = '?';
+			i++;
+		}
+	}
+}
+
 int
 cg_err_set(cg_err *err, int code, const char *fmt, ...)
 {
@@ -32,6 +59,7 @@ cg_err_set(cg_err *err, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	(void)vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
+	make_utf8(err->msg);
 	return code;
 }
 

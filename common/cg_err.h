@@ -34,8 +34,9 @@ enum cg_code {
 
 /* Caller-owned error: a code and a fixed message buffer. */
 typedef struct cg_err {
-	int code;                 /* enum cg_code, 0 when unset */
-	char msg[CG_ERR_MSG_MAX]; /* NUL-terminated, "" when unset */
+	int code; /* enum cg_code, 0 when unset */
+	char
+	    msg[CG_ERR_MSG_MAX]; /* NUL-terminated valid UTF-8, "" when unset */
 } cg_err;
 
 /* Clears an error struct; NULL is accepted. */

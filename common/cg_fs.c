@@ -288,6 +288,68 @@ cg_rm_rf(const char *path)
 	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0 ? 0 : CG_EIO;
 }
 
+/* Links every entry of the folder src into dst (which exists): folders
+ * recreated, regular files hard-linked, symlinks recreated as links (their
+ * targets are not read), anything else skipped.  depth bounds recursion. */
+static int
+link_dir(const char *src, const char *dst, int depth, cg_err *err)
+{
+	DIR *d;
+	struct dirent *e;
+	int rc = 0;
+
+	if (depth > 64)
+		return cg_err_set(err, CG_EINVAL, "%s: folders nested too deep",
+		                  src);
+	d = opendir(src);
+	if (d == NULL)
+		return cg_err_set(err, CG_EIO, "%s: %s", src, strerror(errno));
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char a[PATH_MAX];
+		char b[PATH_MAX];
+		char t[PATH_MAX];
+		struct stat st;
+		ssize_t k;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (snprintf(a, sizeof(a), "%s/%s", src, e->d_name) >=
+		        (int)sizeof(a) ||
+		    snprintf(b, sizeof(b), "%s/%s", dst, e->d_name) >=
+		        (int)sizeof(b)) {
+			rc = cg_err_set(err, CG_EINVAL, "%s: path too long",
+			                src);
+			break;
+		}
+		if (lstat(a, &st) != 0)
+			rc = cg_err_set(err, CG_EIO, "%s: %s", a,
+			                strerror(errno));
+		else if (S_ISDIR(st.st_mode))
+			rc = mkdir(b, 0755) != 0 && errno != EEXIST
+			         ? cg_err_set(err, CG_EIO, "%s: %s", b,
+			                      strerror(errno))
+			         : link_dir(a, b, depth + 1, err);
+		else if (S_ISREG(st.st_mode) && link(a, b) != 0)
+			rc = cg_err_set(err, CG_EIO, "link %s: %s", b,
+			                strerror(errno));
+		else if (S_ISLNK(st.st_mode) &&
+		         ((k = readlink(a, t, sizeof(t) - 1)) < 0 ||
+		          (t[k] = '\0', symlink(t, b) != 0)))
+			rc = cg_err_set(err, CG_EIO, "symlink %s: %s", b,
+			                strerror(errno));
+	}
+	closedir(d);
+	return rc;
+}
+
+int
+cg_tree_link(const char *src, const char *dst, cg_err *err)
+{
+	if (mkdir(dst, 0755) != 0)
+		return cg_err_set(err, CG_EIO, "%s: %s", dst, strerror(errno));
+	return link_dir(src, dst, 0, err);
+}
+
 uint64_t
 cg_hash64(const void *p, size_t n)
 {

@@ -1,8 +1,8 @@
 /*
  * cg_fs.h - the file system helpers every module shares: capped reads that
  * never follow a symlink, the one secure open of a file below a folder,
- * path joining, directory creation, atomic writes and the content hash
- * used for change detection.
+ * path joining, directory creation, atomic writes, a tree copied as hard
+ * links and the content hash used for change detection.
  *
  * May be included by any layer.
  */
@@ -58,6 +58,15 @@ int cg_mkdir_p(const char *dir, cg_err *err);
 
 /* Removes a directory tree (no symlink is followed). */
 int cg_rm_rf(const char *path);
+
+/*
+ * Makes dst (which must not exist) a copy of the tree src that shares its
+ * files: folders are created, regular files hard-linked, symlinks
+ * recreated (never followed).  Same file system only.  A file of dst must
+ * be replaced (unlink, then create), never written in place: its inode is
+ * src's too.  On failure dst may be left half made (the caller removes it).
+ */
+int cg_tree_link(const char *src, const char *dst, cg_err *err);
 
 /* 64-bit FNV-1a of the bytes: change detection, not security. */
 uint64_t cg_hash64(const void *p, size_t n);

@@ -63,6 +63,11 @@ cg_fed_new(cg_fed **out, const cg_fed_opts *opts, cg_err *err)
 	f->broadcast = opts->broadcast;
 	f->ctx = opts->ctx;
 	f->deadline_ms = opts->deadline_ms > 0 ? opts->deadline_ms : 800;
+	f->stats = cg_fed_stats_new();
+	if (f->stats == NULL) {
+		cg_fed_free(f);
+		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
+	}
 	*out = f;
 	return 0;
 }
@@ -98,6 +103,7 @@ cg_fed_free(cg_fed *fed)
 	free(fed->nodes);
 	json_decref(fed->strs);
 	free(fed->workspace);
+	cg_fed_stats_free(fed->stats);
 	free(fed);
 }
 
@@ -227,6 +233,8 @@ cg_fed_round_run(cg_fed *f, struct cg_fed_round *r, const char *op,
 			continue;
 		a = json_deep_copy(args);
 		json_object_set(a, "sources", scope[i]);
+		if (r->extra != NULL && r->extra[i] != NULL)
+			(void)json_object_update(a, r->extra[i]);
 		if (cg_acl_active(f->acl))
 			json_object_set_new(
 			    a, "acl",
@@ -352,6 +360,13 @@ cg_fed_sync(cg_fed *fed, json_t **out, cg_err *err)
 }
 
 /* --- call ----------------------------------------------------------------- */
+
+const cg_fed_node *
+cg_fed_roster(const cg_fed *f, size_t *n)
+{
+	*n = f->nnodes;
+	return f->nodes;
+}
 
 const char *
 cg_fed_workspace(const cg_fed *fed)

@@ -95,6 +95,10 @@ const char *cg_fed_entry_ws(const cg_fed *fed, const json_t *entry);
 void cg_fed_followup(json_t *fu, const char *kind, const char *uri,
                      const char *msg);
 
+/* The roster: *n nodes (borrowed, as long as fed lives), each with its
+ * workspace set (the default one filled in). */
+const cg_fed_node *cg_fed_roster(const cg_fed *fed, size_t *n);
+
 /* The workspace name (borrowed). */
 const char *cg_fed_workspace(const cg_fed *fed);
 

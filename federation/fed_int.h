@@ -19,6 +19,7 @@
 
 #include "common/cg_err.h"
 #include "federation/fed.h"
+#include "federation/fed_stats.h"
 #include "proto/acl.h"
 
 struct cg_fed {
@@ -32,6 +33,8 @@ struct cg_fed {
 	atomic_llong next_id; /* request ids; broadcasts run concurrently */
 	const cg_acl *acl;    /* a view's access policy, sent to every node */
 	int is_view;          /* shares everything above with its base */
+	cg_fed_stats *stats;  /* what searches learnt (fed_stats.h); the
+	                         base's, shared by its views */
 };
 
 /* One round: per node, the request sent (NULL: not in scope), the reply
@@ -42,6 +45,10 @@ struct cg_fed_round {
 	cg_err *errs;
 	size_t n;  /* the roster's node count */
 	double ms; /* wall time of the broadcast */
+	/* Set by the caller before cg_fed_round_run, or NULL: per node, an
+	 * object (borrowed, may be NULL) whose keys are added to that node's
+	 * arguments (what differs per node: epochs, fetch items). */
+	json_t *const *extra;
 };
 
 /* Per node: a new array of its sources named by sources[0..nsources)

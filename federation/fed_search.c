@@ -1,12 +1,16 @@
 /*
- * fed_search.c - the search over the nodes in scope (see fed_search.h):
- * an optional sync round, the stats round (global term statistics), the
- * search round (each source's own top hits scored with them), aliases
- * and bridges (fed_corpus.c), the merge (merge.c), the claims round and
- * the contradiction rule (conflict.c), then the receipt (evidence,
- * assumptions, followups).  It must not drop a conflicting page, let one
- * source's size crowd another out, or wait again on a node that failed
- * an earlier round of the same query.
+ * fed_search.c - the search over the nodes in scope (see fed_search.h and
+ * ARCHITECTURE.md, "The query path"): an optional sync round; the global
+ * statistics from the gateway's cache (fed_stats.c), with a stats round
+ * only for what it lacks; the rank round (each source's own top keys and
+ * scores under those statistics, re-run when a source answers stale); the
+ * merge (merge.c); the fetch round (the hits of the winners, asked of
+ * their owners only); aliases and bridges (fed_corpus.c); claims only for
+ * contested keys the cache lacks, and the contradiction rule
+ * (conflict.c); then the receipt (evidence, assumptions, followups).  It
+ * must not drop a conflicting page, let one source's size crowd another
+ * out, or wait again on a node that failed an earlier round of the same
+ * query.
  */
 #include "federation/fed_search.h"
 
@@ -14,12 +18,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cg_fs.h"
 #include "common/cg_json.h"
 #include "federation/conflict.h"
 #include "federation/fed_corpus.h"
 #include "federation/fed_int.h"
+#include "federation/fed_stats.h"
 #include "federation/merge.h"
 #include "page/query.h"
+#include "proto/acl.h"
 #include "proto/stats.h"
 
 #define FED_DEFAULT_LIMIT 20
@@ -111,86 +118,368 @@ query_result(struct search_ctx *c, const struct cg_fed_round *r, size_t i,
 	return 0;
 }
 
-static int
-stats_round(struct search_ctx *c, cg_gstats *g, cg_err *err)
+/* --- statistics --------------------------------------------------------- */
+
+/* Sums into g what the cache knows of every source in scope; need[i] is
+ * set for each node with a source it does not know for the query. */
+static bool
+cached_stats(struct search_ctx *c, cg_gstats *g, bool *need)
 {
-	struct cg_fed_round r = {0};
-	json_t *args = json_pack("{s:s}", "q", c->req->text);
-	int rc = cg_fed_round_run(c->f, &r, "stats", args, c->scope, err);
+	bool all = true;
 
 	memset(g, 0, sizeof(*g));
 	g->nterms = c->q.n;
+	for (size_t i = 0; i < c->f->nnodes; i++) {
+		size_t k;
+		const json_t *src;
+
+		need[i] = false;
+		json_array_foreach(c->scope[i], k, src)
+			if (!cg_fed_stats_add(c->f->stats, c->f->nodes[i].name,
+			                      json_string_value(src), &c->q, g))
+				need[i] = true;
+		all &= !need[i];
+	}
+	return all;
+}
+
+/* Stores a node's per-source statistics (a stats result, or a stale
+ * search reply's) in the cache. */
+static void
+keep_stats(struct search_ctx *c, size_t node, const json_t *per)
+{
+	const char *src;
+	json_t *st;
+
+	json_object_foreach((json_t *)per, src, st)
+		cg_fed_stats_put(c->f->stats, c->f->nodes[node].name, src,
+		                 &c->q, st);
+}
+
+/* Asks the nodes of need[] for their sources' statistics (and claim
+ * hashes), into the cache. */
+static int
+stats_round(struct search_ctx *c, const bool *need, cg_err *err)
+{
+	struct cg_fed_round r = {0};
+	json_t **scope =
+	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*scope));
+	json_t *args = json_pack("{s:s, s:b}", "q",
+	                         c->req->text ? c->req->text : "", "claims", 1);
+	int rc =
+	    scope != NULL ? 0 : cg_err_set(err, CG_ENOMEM, "out of memory");
+
+	for (size_t i = 0; rc == 0 && i < c->f->nnodes; i++)
+		scope[i] = need[i] ? c->scope[i] : NULL;
+	if (rc == 0)
+		rc = cg_fed_round_run(c->f, &r, "stats", args, scope, err);
 	for (size_t i = 0; rc == 0 && i < r.n; i++) {
 		const json_t *res;
-		cg_gstats s;
 
+		if (scope[i] == NULL)
+			continue;
 		rc = query_result(c, &r, i, &res, err);
-		if (rc == 0 && res != NULL &&
-		    cg_gstats_from_json(&s, json_object_get(res, "stats"),
-		                        c->q.n) == 0)
-			cg_gstats_add(g, &s);
+		if (rc == 0 && res != NULL)
+			keep_stats(c, i, json_object_get(res, "per_source"));
 	}
 	if (rc == 0)
 		account(c, &r, "stats");
 	json_decref(args);
+	free(scope);
 	cg_fed_round_fini(&r);
 	return rc;
 }
 
-static void
-take_search_result(struct search_ctx *c, size_t node, const json_t *res,
-                   json_t *hits)
+/* The global statistics of the query over the scope: from the cache,
+ * after one stats round to the nodes it lacks.  A node that answered and
+ * still left a gap (it failed) is retired. */
+static int
+global_stats(struct search_ctx *c, cg_gstats *g, cg_err *err)
 {
-	const json_t *per = json_object_get(res, "per_source");
-	const char *key;
-	json_t *v;
+	bool *need = calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*need));
+	int rc = need != NULL ? 0 : cg_err_set(err, CG_ENOMEM, "out of memory");
+
+	if (rc == 0 && !cached_stats(c, g, need)) {
+		rc = stats_round(c, need, err);
+		if (rc == 0 && !cached_stats(c, g, need))
+			for (size_t i = 0; i < c->f->nnodes; i++)
+				if (need[i])
+					retire(c, i, CG_EPROTO,
+					       "bad reply: no statistics");
+		if (rc == 0)
+			(void)cached_stats(c, g, need);
+	}
+	free(need);
+	return rc;
+}
+
+/* --- search: query phase, then fetch -------------------------------------- */
+
+/* What one search round brought: per node, its hits or candidates. */
+struct round_take {
+	json_t *items; /* tagged hits or candidates, with "node": i */
+	json_t *fu;    /* followups */
+	json_t *per;   /* per_source */
+	bool stale;    /* a node's source moved: the cache has it now */
+};
+
+static void
+take_fini(struct round_take *t)
+{
+	json_decref(t->items);
+	json_decref(t->fu);
+	json_decref(t->per);
+}
+
+static void
+take_result(struct search_ctx *c, size_t node, const json_t *res,
+            struct round_take *t)
+{
+	const json_t *items = json_object_get(res, "hits");
 	size_t k;
 	json_t *h;
 
-	json_array_foreach(json_object_get(res, "hits"), k, h) {
-		cg_fed_tag(h, c->f->nodes[node].workspace);
-		json_array_append(hits, h);
+	if (json_object_get(res, "stale") != NULL) {
+		keep_stats(c, node, json_object_get(res, "stale"));
+		t->stale = true;
+		return;
 	}
+	if (items == NULL)
+		items = json_object_get(res, "candidates");
+	cg_fed_stats_set_corpora(c->f->stats, c->f->nodes[node].name,
+	                         json_is_true(json_object_get(res, "corpora")));
 	if (json_is_true(json_object_get(res, "corpora")))
 		c->corpora = true;
+	json_array_foreach(items, k, h) {
+		cg_fed_tag(h, c->f->nodes[node].workspace);
+		json_object_set_new(h, "node", json_integer((json_int_t)node));
+		json_array_append(t->items, h);
+	}
 	json_array_foreach(json_object_get(res, "followups"), k, h) {
 		if (json_is_string(json_object_get(h, "path")) &&
 		    json_is_string(json_object_get(h, "source")))
 			cg_fed_tag(h, c->f->nodes[node].workspace);
-		json_array_append(c->followups, h);
+		json_array_append(t->fu, h);
 	}
-	json_object_foreach((json_t *)per, key, v) {
-		json_object_set(c->per_source, key, v);
-		json_array_append_new(c->answered, json_string(key));
-		c->walked +=
-		    json_integer_value(json_object_get(v, "candidates"));
-	}
+	(void)json_object_update(t->per, json_object_get(res, "per_source"));
 }
 
+/* Per node: {epochs: {source: epoch}} of what the statistics were summed
+ * from, so that a node whose source moved says so instead of answering. */
+static json_t **
+epochs_extra(struct search_ctx *c)
+{
+	json_t **x = calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*x));
+
+	for (size_t i = 0; x != NULL && i < c->f->nnodes; i++) {
+		json_t *e = json_object();
+		size_t k;
+		const json_t *src;
+
+		json_array_foreach(c->scope[i], k, src) {
+			json_t *ep =
+			    cg_fed_stats_epoch(c->f->stats, c->f->nodes[i].name,
+			                       json_string_value(src));
+
+			if (ep != NULL)
+				json_object_set_new(e, json_string_value(src),
+				                    ep);
+		}
+		x[i] = json_pack("{s:o}", "epochs", e);
+	}
+	return x;
+}
+
+static void
+extra_free(json_t **x, size_t n)
+{
+	for (size_t i = 0; x != NULL && i < n; i++)
+		json_decref(x[i]);
+	free(x);
+}
+
+/* One search round: mode "rank" (candidates) or "hits". */
 static int
-search_round(struct search_ctx *c, const cg_gstats *g, json_t *hits,
-             cg_err *err)
+search_round(struct search_ctx *c, const cg_gstats *g, const char *mode,
+             bool check_epochs, struct round_take *t, cg_err *err)
 {
 	struct cg_fed_round r = {0};
-	json_t *args = json_pack("{s:s, s:o, s:i, s:b}", "q", c->req->text,
-	                         "filters", cg_filters_json(&c->req->filters),
-	                         "limit", c->limit, "explain", c->req->explain);
-	int rc;
+	json_t *args = json_pack(
+	    "{s:s, s:o, s:i, s:b, s:s}", "q", c->req->text ? c->req->text : "",
+	    "filters", cg_filters_json(&c->req->filters), "limit", c->limit,
+	    "explain", c->req->explain, "mode", mode);
+	json_t **extra = check_epochs ? epochs_extra(c) : NULL;
+	int rc = 0;
 
+	*t = (struct round_take){json_array(), json_array(), json_object(),
+	                         false};
 	if (c->q.n > 0)
 		json_object_set_new(args, "stats", cg_gstats_json(g));
+	r.extra = extra;
 	rc = cg_fed_round_run(c->f, &r, "search", args, c->scope, err);
 	for (size_t i = 0; rc == 0 && i < r.n; i++) {
 		const json_t *res;
 
 		rc = query_result(c, &r, i, &res, err);
 		if (rc == 0 && res != NULL)
-			take_search_result(c, i, res, hits);
+			take_result(c, i, res, t);
 	}
 	if (rc == 0)
-		account(c, &r, "search");
+		account(c, &r, strcmp(mode, "rank") == 0 ? "rank" : "search");
 	json_decref(args);
+	extra_free(extra, c->f->nnodes);
 	cg_fed_round_fini(&r);
+	return rc;
+}
+
+/* The nodes answer hits at once (one round): when one node is in scope,
+ * or a node in scope holds a corpus (aliases boost hits by their
+ * concepts, which candidates do not carry); else candidates, merged, then
+ * the hits of the winners only. */
+static const char *
+search_mode(struct search_ctx *c)
+{
+	size_t nodes = 0;
+	bool corpora = false;
+
+	for (size_t i = 0; i < c->f->nnodes; i++) {
+		if (c->scope[i] == NULL)
+			continue;
+		nodes++;
+		/* Not known yet counts as a corpus: the first search of a
+		 * node learns it. */
+		if (cg_fed_stats_corpora(c->f->stats, c->f->nodes[i].name) != 0)
+			corpora = true;
+	}
+	return nodes > 1 && !corpora ? "rank" : "hits";
+}
+
+/* The statistics, then the search round; a node whose source moved since
+ * the statistics were cached answers "stale" with its new ones, and the
+ * round runs again with the new sums (twice at most; the third time the
+ * nodes answer whatever their epochs). */
+static int
+query_phase(struct search_ctx *c, const char *mode, struct round_take *t,
+            cg_err *err)
+{
+	cg_gstats g;
+	int rc = 0;
+
+	memset(&g, 0, sizeof(g));
+	for (int attempt = 0; rc == 0 && attempt < 3; attempt++) {
+		if (attempt > 0)
+			take_fini(t);
+		rc = global_stats(c, &g, err);
+		if (rc == 0)
+			rc = search_round(c, &g, mode, attempt < 2, t, err);
+		if (rc != 0 || !t->stale)
+			break;
+	}
+	return rc;
+}
+
+/* The fetch phase: the hits of the merged candidates, asked of their
+ * nodes only, in the merged order (a page gone since is left out). */
+static int
+fetch_phase(struct search_ctx *c, const json_t *cands, json_t *hits, json_t *fu,
+            cg_err *err)
+{
+	struct cg_fed_round r = {0};
+	json_t **extra =
+	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*extra));
+	json_t **scope =
+	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*scope));
+	json_t *args =
+	    json_pack("{s:s, s:b}", "q", c->req->text ? c->req->text : "",
+	              "explain", c->req->explain);
+	json_t *got = json_array();
+	size_t k;
+	json_t *h;
+	int rc =
+	    extra && scope ? 0 : cg_err_set(err, CG_ENOMEM, "out of memory");
+
+	json_array_foreach(cands, k, h) {
+		size_t i =
+		    (size_t)json_integer_value(json_object_get(h, "node"));
+
+		if (rc != 0 || i >= c->f->nnodes || c->scope[i] == NULL)
+			continue;
+		if (extra[i] == NULL)
+			extra[i] = json_pack("{s:[]}", "items");
+		scope[i] = c->scope[i];
+		json_array_append(json_object_get(extra[i], "items"), h);
+	}
+	r.extra = extra;
+	if (rc == 0 && json_array_size(cands) > 0)
+		rc = cg_fed_round_run(c->f, &r, "fetch", args, scope, err);
+	for (size_t i = 0; rc == 0 && i < r.n && json_array_size(cands) > 0;
+	     i++) {
+		const json_t *res;
+		struct round_take t = {got, fu, NULL, false};
+
+		if (scope[i] == NULL)
+			continue;
+		rc = query_result(c, &r, i, &res, err);
+		if (rc == 0 && res != NULL) {
+			t.per = json_object();
+			take_result(c, i, res, &t);
+			json_decref(t.per);
+		}
+	}
+	if (rc == 0 && json_array_size(cands) > 0)
+		account(c, &r, "fetch");
+	json_array_foreach(cands, k, h) {
+		size_t i;
+		json_t *x;
+
+		json_array_foreach(got, i, x)
+			if (strcmp(cg_json_str(x, "uri"),
+			           cg_json_str(h, "uri")) == 0) {
+				json_array_append(hits, x);
+				break;
+			}
+	}
+	json_decref(got);
+	json_decref(args);
+	extra_free(extra, c->f->nnodes);
+	free(scope);
+	cg_fed_round_fini(&r);
+	return rc;
+}
+
+/* The search's hits before aliases and the final cut: every node's hits
+ * (mode "hits"), or the merged candidates' hits (mode "rank"; all of
+ * them when a node turned out to hold a corpus). */
+static int
+search_hits(struct search_ctx *c, json_t *all, cg_err *err)
+{
+	const char *mode = search_mode(c);
+	struct round_take t = {NULL, NULL, NULL, false};
+	json_t *cut = NULL;
+	int rc = query_phase(c, mode, &t, err);
+
+	if (rc == 0) {
+		const char *key;
+		json_t *v;
+
+		json_array_extend(c->followups, t.fu);
+		json_object_foreach(t.per, key, v) {
+			json_object_set(c->per_source, key, v);
+			json_array_append_new(c->answered, json_string(key));
+			c->walked += json_integer_value(
+			    json_object_get(v, "candidates"));
+		}
+	}
+	if (rc == 0 && strcmp(mode, "hits") == 0)
+		json_array_extend(all, t.items);
+	else if (rc == 0) {
+		cut = c->corpora ? json_incref(t.items)
+		                 : cg_merge_hits(t.items, c->limit);
+		rc = cut != NULL ? fetch_phase(c, cut, all, c->followups, err)
+		                 : cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
+	json_decref(cut);
+	take_fini(&t);
 	return rc;
 }
 
@@ -289,46 +578,189 @@ fed_sync_scope(struct search_ctx *c, cg_err *err)
 	return rc;
 }
 
-/* Every page (in scope) sharing a claim key with a hit, tagged. */
+/* The signature of the caller's access policy: claims are answered under
+ * it, so what is cached of them is kept per signature. */
+static char *
+acl_sig(const struct search_ctx *c)
+{
+	json_t *j;
+	char *s;
+
+	if (!cg_acl_active(c->f->acl))
+		return strdup("");
+	j = cg_acl_json(c->f->acl, "");
+	s = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	return s;
+}
+
+/* The claim keys of hits that another page in scope may share: a key
+ * whose hash the cached claim keys of the scope hold twice or more, or
+ * whose source's keys are not known.  A new array of strings. */
+static json_t *
+contested(struct search_ctx *c, const json_t *hits)
+{
+	json_t *keys = json_array();
+	size_t k;
+	const json_t *h;
+
+	json_array_foreach(hits, k, h) {
+		const char *key = cg_json_str_or_null(h, "claim_key");
+		uint64_t hash = key ? cg_hash64(key, strlen(key)) : 0;
+		int total = 0;
+		bool unknown = false;
+
+		for (size_t i = 0; key != NULL && i < c->f->nnodes; i++) {
+			size_t j;
+			const json_t *src;
+
+			json_array_foreach(c->scope[i], j, src) {
+				int n = cg_fed_stats_claims(
+				    c->f->stats, c->f->nodes[i].name,
+				    json_string_value(src), hash);
+
+				unknown |= n < 0;
+				total += n > 0 ? n : 0;
+			}
+		}
+		if (key != NULL && (total >= 2 || unknown))
+			json_array_append_new(keys, json_string(key));
+	}
+	return keys;
+}
+
+/* The pages of key that the cache holds for node i's sources in scope
+ * (appended to pages, tagged); false when a source was not asked yet. */
+static bool
+cached_claims(struct search_ctx *c, size_t i, const char *sig, const char *key,
+              json_t *pages)
+{
+	uint64_t hash = cg_hash64(key, strlen(key));
+	size_t j;
+	const json_t *src;
+	bool all = true;
+
+	json_array_foreach(c->scope[i], j, src) {
+		const char *name = json_string_value(src);
+		json_t *got;
+		size_t k;
+		json_t *p;
+
+		if (cg_fed_stats_claims(c->f->stats, c->f->nodes[i].name, name,
+		                        hash) == 0)
+			continue;
+		got = cg_fed_stats_claim_pages(c->f->stats, c->f->nodes[i].name,
+		                               name, sig, key);
+		if (got == NULL) {
+			all = false;
+			continue;
+		}
+		json_array_foreach(got, k, p) {
+			cg_fed_tag(p, c->f->nodes[i].workspace);
+			json_array_append(pages, p);
+		}
+		json_decref(got);
+	}
+	return all;
+}
+
+/* Keeps what node i answered for keys, per source in scope, and appends
+ * it to pages, tagged. */
+static void
+keep_claims(struct search_ctx *c, size_t i, const char *sig, const json_t *keys,
+            const json_t *res, json_t *pages)
+{
+	size_t k;
+	const json_t *key;
+
+	json_array_foreach(keys, k, key) {
+		size_t j;
+		const json_t *src;
+
+		json_array_foreach(c->scope[i], j, src) {
+			json_t *mine = json_array();
+			size_t m;
+			json_t *p;
+
+			json_array_foreach(json_object_get(res, "pages"), m, p)
+				if (strcmp(cg_json_str(p, "source"),
+				           json_string_value(src)) == 0 &&
+				    strcmp(cg_json_str(p, "claim_key"),
+				           json_string_value(key)) == 0)
+					json_array_append(mine, p);
+			cg_fed_stats_put_claim_pages(
+			    c->f->stats, c->f->nodes[i].name,
+			    json_string_value(src), sig, json_string_value(key),
+			    mine);
+			json_array_foreach(mine, m, p) {
+				json_t *t = json_deep_copy(p);
+
+				cg_fed_tag(t, c->f->nodes[i].workspace);
+				json_array_append_new(pages, t);
+			}
+			json_decref(mine);
+		}
+	}
+}
+
+/* Every page (in scope) sharing a claim key with a hit, tagged: only the
+ * keys that another page may share, from the cache when their pages were
+ * asked under this epoch and policy, else in one claims round to the
+ * nodes that lack them. */
 static json_t *
 claims_round(struct search_ctx *c, const json_t *hits)
 {
-	json_t *keys = json_array();
+	json_t *keys = contested(c, hits);
+	size_t nn = c->f->nnodes ? c->f->nnodes : 1;
+	json_t **ask = calloc(nn, sizeof(*ask));
+	json_t **scope = calloc(nn, sizeof(*scope));
 	json_t *pages = json_array();
+	json_t *args = json_object();
+	char *sig = acl_sig(c);
 	struct cg_fed_round r = {0};
-	json_t *args;
-	size_t i;
-	const json_t *h;
+	bool any = false;
 
-	json_array_foreach(hits, i, h)
-		if (json_is_string(json_object_get(h, "claim_key")))
-			json_array_append(keys,
-			                  json_object_get(h, "claim_key"));
-	if (json_array_size(keys) == 0) {
-		json_decref(keys);
-		return pages;
+	for (size_t i = 0; ask && scope && sig && i < c->f->nnodes; i++) {
+		size_t k;
+		json_t *key;
+
+		json_array_foreach(keys, k, key) {
+			if (c->scope[i] == NULL ||
+			    cached_claims(c, i, sig, json_string_value(key),
+			                  pages))
+				continue;
+			if (ask[i] == NULL)
+				ask[i] = json_pack("{s:[]}", "keys");
+			json_array_append(json_object_get(ask[i], "keys"), key);
+			scope[i] = c->scope[i];
+			any = true;
+		}
 	}
-	args = json_pack("{s:o}", "keys", keys);
-	if (cg_fed_round_run(c->f, &r, "claims", args, c->scope, NULL) == 0) {
-		for (i = 0; i < r.n; i++) {
+	r.extra = ask;
+	if (any &&
+	    cg_fed_round_run(c->f, &r, "claims", args, scope, NULL) == 0) {
+		for (size_t i = 0; i < r.n; i++) {
 			int code;
 			const char *msg;
-			const json_t *res =
-			    cg_fed_round_result(&r, i, &code, &msg);
-			size_t k;
-			json_t *p;
+			const json_t *res;
 
+			if (scope[i] == NULL)
+				continue;
+			res = cg_fed_round_result(&r, i, &code, &msg);
 			retire(c, i, code, msg);
-			json_array_foreach(json_object_get(res, "pages"), k,
-			                   p) {
-				cg_fed_tag(p, c->f->nodes[i].workspace);
-				json_array_append(pages, p);
-			}
+			if (res != NULL)
+				keep_claims(c, i, sig,
+				            json_object_get(ask[i], "keys"),
+				            res, pages);
 		}
 		account(c, &r, "claims");
 	}
-	json_decref(args);
 	cg_fed_round_fini(&r);
+	extra_free(ask, c->f->nnodes);
+	free(scope);
+	free(sig);
+	json_decref(args);
+	json_decref(keys);
 	return pages;
 }
 
@@ -362,6 +794,7 @@ clean_hits(json_t *hits)
 	json_array_foreach(hits, i, h) {
 		json_object_del(h, "match_rank");
 		json_object_del(h, "body_hash");
+		json_object_del(h, "node");
 	}
 }
 
@@ -461,7 +894,6 @@ int
 cg_fed_search(cg_fed *fed, const cg_search_req *req, json_t **out, cg_err *err)
 {
 	struct search_ctx c;
-	cg_gstats g;
 	json_t *all = json_array();
 	json_t *hits = NULL;
 	json_t *graph = NULL;
@@ -477,10 +909,8 @@ cg_fed_search(cg_fed *fed, const cg_search_req *req, json_t **out, cg_err *err)
 	rc = fed_search_prepare(&c, err);
 	if (rc == 0 && req->sync)
 		rc = fed_sync_scope(&c, err);
-	if (rc == 0 && c.q.n > 0)
-		rc = stats_round(&c, &g, err);
 	if (rc == 0 && !c.no_terms)
-		rc = search_round(&c, &g, all, err);
+		rc = search_hits(&c, all, err);
 	if (rc == 0 && c.corpora)
 		cg_fed_corpus_route(fed, &cq, all, &graph);
 	if (rc == 0) {

@@ -10,6 +10,7 @@
 #include "common/cg_json.h"
 #include "federation/conflict.h"
 #include "proto/filters.h"
+#include "proto/order.h"
 
 static double
 num(const json_t *h, const char *k)
@@ -17,29 +18,26 @@ num(const json_t *h, const char *k)
 	return json_number_value(json_object_get(h, k));
 }
 
-/* SPEC 4.1 order: class, score, updated_at, confidence; uri last. */
+/* The hit order of proto/order.h over the hits' JSON fields. */
+static cg_order_key
+key_of(const json_t *h)
+{
+	cg_order_key k = {
+	    (int)num(h, "match_rank"), num(h, "score"),
+	    cg_json_str(h, "updated_at"),
+	    cg_filters_confidence_rank(cg_json_str(h, "confidence")),
+	    cg_json_str(h, "uri")};
+
+	return k;
+}
+
 static int
 cmp_hits(const void *pa, const void *pb)
 {
-	const json_t *a = *(json_t *const *)pa;
-	const json_t *b = *(json_t *const *)pb;
-	double d;
-	int c;
+	cg_order_key a = key_of(*(json_t *const *)pa);
+	cg_order_key b = key_of(*(json_t *const *)pb);
 
-	d = num(b, "match_rank") - num(a, "match_rank");
-	if (d != 0)
-		return d > 0 ? 1 : -1;
-	d = num(b, "score") - num(a, "score");
-	if (d > 1e-9 || d < -1e-9)
-		return d > 0 ? 1 : -1;
-	c = strcmp(cg_json_str(b, "updated_at"), cg_json_str(a, "updated_at"));
-	if (c != 0)
-		return c;
-	c = cg_filters_confidence_rank(cg_json_str(b, "confidence")) -
-	    cg_filters_confidence_rank(cg_json_str(a, "confidence"));
-	if (c != 0)
-		return c;
-	return strcmp(cg_json_str(a, "uri"), cg_json_str(b, "uri"));
+	return cg_order_cmp(&a, &b);
 }
 
 json_t *

@@ -93,7 +93,7 @@ open_node(void)
 	(void)snprintf(sub_wiki, sizeof(sub_wiki), "%s/.guild/wiki", sub_repo);
 	src[0] = (cg_source){.name = "root", .repo = ws, .wiki = wiki};
 	src[1] = (cg_source){.name = "sub", .repo = sub_repo, .wiki = sub_wiki};
-	o = (cg_node_opts){"fuzz", cache, src, 2};
+	o = (cg_node_opts){"fuzz", cache, src, 2, 0};
 	if (cg_mkdir_p(cache, NULL) != 0 || cg_node_new(&fuzz_node, &o, NULL))
 		abort();
 	req = json_pack("{s:i, s:i, s:s}", "v", 1, "id", 0, "op", "sync");

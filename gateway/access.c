@@ -8,6 +8,31 @@
 #include <stdbool.h>
 #include <string.h>
 
+/* An item that holds nothing but a page's address and an error: the node
+ * answers not_found alike for a hidden page and a missing one, so keeping
+ * it reveals nothing, and dropping only the hidden one would (the caller
+ * would see which of two unknown pages exists). */
+static bool
+error_only(const json_t *o)
+{
+	static const char *const addr[] = {
+	    "index", "workspace", "source", "path", "uri", "error", NULL};
+	const char *key;
+	const json_t *v;
+
+	if (json_object_get(o, "error") == NULL)
+		return false;
+	json_object_foreach((json_t *)o, key, v) {
+		size_t k = 0;
+
+		while (addr[k] != NULL && strcmp(addr[k], key) != 0)
+			k++;
+		if (addr[k] == NULL)
+			return false;
+	}
+	return true;
+}
+
 static bool
 item_hidden(const cg_acl *acl, const json_t *o)
 {
@@ -54,7 +79,7 @@ filter_array(const cg_acl *acl, json_t *a, int depth)
 	for (size_t i = json_array_size(a); i-- > 0;) {
 		json_t *item = json_array_get(a, i);
 
-		if (json_is_object(item) &&
+		if (json_is_object(item) && !error_only(item) &&
 		    (item_hidden(acl, item) || conflict_hidden(acl, item))) {
 			json_array_remove(a, i);
 			removed++;

@@ -16,6 +16,8 @@
 #include "federation/fed_search.h"
 #include "federation/fed_walk.h"
 #include "gateway/access.h"
+#include "gateway/schema.h"
+#include "gateway/scope.h"
 #include "proto/acl.h"
 
 /* --- shared --------------------------------------------------------------- */
@@ -37,19 +39,59 @@ filter_args(const json_t *args, cg_filters *f, cg_err *err)
 	return rc;
 }
 
+/* The sources a request scopes to, from its "source" and "workspace"
+ * lists (scope.h).  *v (malloc'd; NULL for every source) points into
+ * *hold; the caller frees both, also on failure. */
+static int
+scope_args(cg_fed *fed, const json_t *args, const char ***v, size_t *n,
+           json_t **hold, cg_err *err)
+{
+	const char *src[64];
+	const char *ws[64];
+	size_t nsrc = 0;
+	size_t nws = 0;
+	size_t i;
+	const json_t *name;
+	int rc = cg_args_list(args, "source", src, 64, &nsrc, err);
+
+	*v = NULL;
+	*n = 0;
+	*hold = json_array();
+	if (rc == 0)
+		rc = cg_args_list(args, "workspace", ws, 64, &nws, err);
+	if (rc == 0 && *hold == NULL)
+		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
+	if (rc == 0)
+		rc = cg_scope_expand(fed, ws, nws, src, nsrc, *hold, err);
+	if (rc != 0 || json_array_size(*hold) == 0)
+		return rc;
+	*v = calloc(json_array_size(*hold), sizeof(**v));
+	if (*v == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	json_array_foreach(*hold, i, name) {
+		if (!json_is_string(name))
+			return cg_err_set(err, CG_ENOMEM, "out of memory");
+		(*v)[i] = json_string_value(name);
+	}
+	*n = json_array_size(*hold);
+	return 0;
+}
+
 /* --- search --------------------------------------------------------------- */
 
 static const char *const search_args[] = {
     "q",   "category", "owner", "confidence", "updated_since",
-    "tag", "source",   "limit", "explain",    NULL};
+    "tag", "source",   "limit", "workspace",  "explain",
+    NULL};
 static const char *const search_ints[] = {"limit", NULL};
 static const char *const search_bools[] = {"explain", NULL};
-static const char *const search_lists[] = {"source", NULL};
+static const char *const search_lists[] = {"source", "workspace", NULL};
 
 static int
 tool_search(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
-	const char *sources[64];
+	const char **sources = NULL;
+	json_t *hold = NULL;
 	cg_search_req r;
 	const json_t *ex = json_object_get(args, "explain");
 	int rc;
@@ -61,19 +103,20 @@ tool_search(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	if (rc == 0)
 		rc = filter_args(args, &r.filters, err);
 	if (rc == 0)
-		rc =
-		    cg_args_list(args, "source", sources, 64, &r.nsources, err);
-	if (rc == 0)
 		rc = cg_args_int(args, "limit", 0, 1, 500, &r.limit, err);
 	if (rc == 0 && ex != NULL && !json_is_boolean(ex))
 		rc = cg_err_set(err, CG_EINVAL, "'explain' must be a boolean");
-	if (rc != 0)
-		return rc;
+	if (rc == 0)
+		rc = scope_args(fed, args, &sources, &r.nsources, &hold, err);
 	r.sources = sources;
 	r.explain = json_is_true(ex);
 	if (r.text == NULL)
 		r.text = "";
-	return cg_fed_search(fed, &r, out, err);
+	if (rc == 0)
+		rc = cg_fed_search(fed, &r, out, err);
+	free(sources);
+	json_decref(hold);
+	return rc;
 }
 
 /* --- page tools ----------------------------------------------------------- */
@@ -119,24 +162,26 @@ tool_resolve(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 /* --- walk tools ----------------------------------------------------------- */
 
 static const char *const list_args[] = {
-    "prefix", "category", "owner", "confidence", "updated_since",
-    "tag",    "source",   "limit", "offset",     NULL};
+    "prefix",        "category",  "owner",  "confidence",
+    "updated_since", "tag",       "source", "limit",
+    "offset",        "workspace", NULL};
 static const char *const list_ints[] = {"limit", "offset", NULL};
-static const char *const map_args[] = {"prefix",     "category",      "owner",
-                                       "confidence", "updated_since", "tag",
-                                       "source",     "budget",        NULL};
+static const char *const map_args[] = {
+    "prefix", "category", "owner",     "confidence", "updated_since",
+    "tag",    "source",   "workspace", "budget",     NULL};
 static const char *const map_ints[] = {"budget", NULL};
-static const char *const grep_args[] = {
-    "pattern", "fixed", "case_sensitive", "max", "prefix", "source", NULL};
+static const char *const grep_args[] = {"pattern",   "fixed",  "case_sensitive",
+                                        "max",       "prefix", "source",
+                                        "workspace", NULL};
 static const char *const grep_ints[] = {"max", NULL};
 static const char *const grep_bools[] = {"fixed", "case_sensitive", NULL};
-static const char *const status_args[] = {"source", NULL};
+static const char *const status_args[] = {"source", "workspace", NULL};
 
 /* What list and map take alike: only the names in allowed, then the
- * prefix, the filters and up to 64 sources. */
+ * prefix and the filters (the scope is scope_args'). */
 static int
 tree_args(const json_t *args, const char *const *allowed, const char **prefix,
-          cg_filters *f, const char **sources, size_t *nsources, cg_err *err)
+          cg_filters *f, cg_err *err)
 {
 	int rc = cg_args_check(args, allowed, "argument", err);
 
@@ -144,50 +189,61 @@ tree_args(const json_t *args, const char *const *allowed, const char **prefix,
 		rc = cg_args_str(args, "prefix", prefix, err);
 	if (rc == 0)
 		rc = filter_args(args, f, err);
-	if (rc == 0)
-		rc = cg_args_list(args, "source", sources, 64, nsources, err);
 	return rc;
 }
 
 static int
 tool_list(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
-	const char *sources[64];
+	const char **sources = NULL;
+	json_t *hold = NULL;
 	cg_list_req r;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = tree_args(args, list_args, &r.prefix, &r.filters, sources,
-	               &r.nsources, err);
+	rc = tree_args(args, list_args, &r.prefix, &r.filters, err);
 	if (rc == 0)
 		rc = cg_args_int(args, "limit", 0, 1, 500, &r.limit, err);
 	if (rc == 0)
 		rc = cg_args_int(args, "offset", 0, 0, 100000, &r.offset, err);
+	if (rc == 0)
+		rc = scope_args(fed, args, &sources, &r.nsources, &hold, err);
 	r.sources = sources;
-	return rc ? rc : cg_fed_list(fed, &r, out, err);
+	if (rc == 0)
+		rc = cg_fed_list(fed, &r, out, err);
+	free(sources);
+	json_decref(hold);
+	return rc;
 }
 
 static int
 tool_map(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
-	const char *sources[64];
+	const char **sources = NULL;
+	json_t *hold = NULL;
 	cg_map_req r;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
-	rc = tree_args(args, map_args, &r.prefix, &r.filters, sources,
-	               &r.nsources, err);
+	rc = tree_args(args, map_args, &r.prefix, &r.filters, err);
 	if (rc == 0)
 		rc = cg_args_int(args, "budget", 0, CG_MAP_MIN_BUDGET,
 		                 CG_MAP_MAX_BUDGET, &r.budget, err);
+	if (rc == 0)
+		rc = scope_args(fed, args, &sources, &r.nsources, &hold, err);
 	r.sources = sources;
-	return rc ? rc : cg_fed_map(fed, &r, out, err);
+	if (rc == 0)
+		rc = cg_fed_map(fed, &r, out, err);
+	free(sources);
+	json_decref(hold);
+	return rc;
 }
 
 static int
 tool_grep(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
-	const char *sources[64];
+	const char **sources = NULL;
+	json_t *hold = NULL;
 	cg_grep_req r;
 	int rc;
 
@@ -207,32 +263,47 @@ tool_grep(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	if (rc == 0)
 		rc = cg_args_str(args, "prefix", &r.prefix, err);
 	if (rc == 0)
-		rc =
-		    cg_args_list(args, "source", sources, 64, &r.nsources, err);
+		rc = scope_args(fed, args, &sources, &r.nsources, &hold, err);
 	r.sources = sources;
-	return rc ? rc : cg_fed_grep(fed, &r, out, err);
+	if (rc == 0)
+		rc = cg_fed_grep(fed, &r, out, err);
+	free(sources);
+	json_decref(hold);
+	return rc;
 }
 
 static int
 tool_status(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
-	const char *sources[64];
+	const char **sources = NULL;
+	json_t *hold = NULL;
 	size_t n = 0;
 	int rc = cg_args_check(args, status_args, "argument", err);
 
 	if (rc == 0)
-		rc = cg_args_list(args, "source", sources, 64, &n, err);
-	return rc ? rc : cg_fed_status(fed, sources, n, out, err);
+		rc = scope_args(fed, args, &sources, &n, &hold, err);
+	if (rc == 0)
+		rc = cg_fed_status(fed, sources, n, out, err);
+	free(sources);
+	json_decref(hold);
+	return rc;
 }
 
-#define FILTER_SCHEMA                                                    \
-	"\"category\":{\"type\":\"string\",\"enum\":[\"context\","       \
-	"\"standard\",\"product\",\"entity\",\"concept\",\"decision\","  \
-	"\"source\"]},\"owner\":{\"type\":\"string\"},"                  \
-	"\"confidence\":{\"type\":\"string\",\"enum\":[\"low\","         \
-	"\"medium\",\"high\"]},\"updated_since\":{\"type\":\"string\"}," \
-	"\"tag\":{\"type\":\"string\"},\"source\":{\"type\":\"array\","  \
-	"\"items\":{\"type\":\"string\"}}"
+#define SCOPE_SCHEMA                                                      \
+	"\"source\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}," \
+	"\"description\":\"limit to these sources (name or "              \
+	"workspace/name)\"},\"workspace\":{\"type\":\"array\",\"items\":" \
+	"{\"type\":\"string\"},\"description\":\"limit to these "         \
+	"workspaces\"}"
+
+#define FILTER_SCHEMA                                                   \
+	"\"category\":{\"type\":\"string\",\"enum\":[\"context\","      \
+	"\"standard\",\"product\",\"entity\",\"concept\",\"decision\"," \
+	"\"source\"]},\"owner\":{\"type\":\"string\"},"                 \
+	"\"confidence\":{\"type\":\"string\",\"enum\":[\"low\","        \
+	"\"medium\",\"high\"]},\"updated_since\":{\"type\":\"string\"," \
+	"\"description\":\"YYYY-MM-DD\"},"                              \
+	"\"tag\":{\"type\":\"string\"}," SCOPE_SCHEMA
 
 #define URI_SCHEMA                                      \
 	"\"uri\":{\"type\":\"string\",\"description\":" \
@@ -241,7 +312,7 @@ tool_status(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 /* --- the table ------------------------------------------------------------ */
 
 static const cg_api_tool tools[] = {
-    {"search",
+    {"search", "Search the knowledge base",
      "Search the team's markdown knowledge (guild wikis of every "
      "repository and sub-guild, and the documentation corpora they "
      "register) by words, in English or CJK, with filters. The search "
@@ -253,61 +324,50 @@ static const cg_api_tool tools[] = {
      "its remote; conflicts lists pages that disagree; related lists "
      "entries bridged from the hits' concepts.",
      "{\"type\":\"object\",\"properties\":{"
-     "\"q\":{\"type\":\"string\",\"description\":\"free text\"},"
-     "\"category\":{\"type\":\"string\",\"enum\":[\"context\","
-     "\"standard\",\"product\",\"entity\",\"concept\",\"decision\","
-     "\"source\"]},"
-     "\"owner\":{\"type\":\"string\"},"
-     "\"confidence\":{\"type\":\"string\",\"enum\":[\"low\",\"medium\","
-     "\"high\"]},"
-     "\"updated_since\":{\"type\":\"string\",\"description\":"
-     "\"YYYY-MM-DD\"},"
-     "\"tag\":{\"type\":\"string\"},"
-     "\"source\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
-     "\"description\":\"limit to these sources (name or "
-     "workspace/name)\"},"
+     "\"q\":{\"type\":\"string\",\"description\":\"free text; may be "
+     "empty when a filter is set\"}," FILTER_SCHEMA ","
      "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500,"
      "\"default\":20},"
-     "\"explain\":{\"type\":\"boolean\"}},"
+     "\"explain\":{\"type\":\"boolean\"}},\"required\":[\"q\"],"
      "\"additionalProperties\":false}",
-     tool_search, search_ints, search_bools, search_lists},
-    {"read",
+     tool_search, cg_render_search, search_ints, search_bools, search_lists},
+    {"read", "Read a page",
      "Read one page (frontmatter and body, or a line range A:B) by its "
      "uri. Paths outside a source's wiki are refused.",
      "{\"type\":\"object\",\"properties\":{" URI_SCHEMA ","
      "\"lines\":{\"type\":\"string\",\"description\":\"A:B, "
      "1-based inclusive\"}},\"required\":[\"uri\"],"
      "\"additionalProperties\":false}",
-     tool_read, NULL, NULL, NULL},
-    {"peek",
+     tool_read, cg_render_read, NULL, NULL, NULL},
+    {"peek", "Peek at pages",
      "Title, tags, heading outline, outgoing links and first line of one "
      "or more pages, without their bodies.",
      "{\"type\":\"object\",\"properties\":{" URI_SCHEMA ","
      "\"uris\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
      "\"additionalProperties\":false}",
-     tool_peek, NULL, NULL, peek_lists},
-    {"links",
+     tool_peek, cg_render_peek, NULL, NULL, peek_lists},
+    {"links", "Links and backlinks",
      "Outgoing links and backlinks of a page, one hop, each resolved to a "
      "uri or listed as unresolved.",
      "{\"type\":\"object\",\"properties\":{" URI_SCHEMA "},"
      "\"required\":[\"uri\"],\"additionalProperties\":false}",
-     tool_links, NULL, NULL, NULL},
-    {"resolve",
+     tool_links, cg_render_links, NULL, NULL, NULL},
+    {"resolve", "Resolve a name to pages",
      "Find the uri(s) of a page by title, alias, slug, wikilink target "
      "or path.",
      "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":"
      "\"string\"}},\"required\":[\"name\"],\"additionalProperties\":"
      "false}",
-     tool_resolve, NULL, NULL, NULL},
-    {"list",
+     tool_resolve, cg_render_resolve, NULL, NULL, NULL},
+    {"list", "List pages",
      "List pages under a prefix (a uri, source/ or folder/), with the "
      "search filters, paged (limit, offset), sorted by uri.",
      "{\"type\":\"object\",\"properties\":{\"prefix\":{\"type\":"
      "\"string\"}," FILTER_SCHEMA ",\"limit\":{\"type\":\"integer\","
      "\"minimum\":1,\"maximum\":500},\"offset\":{\"type\":"
      "\"integer\",\"minimum\":0}},\"additionalProperties\":false}",
-     tool_list, list_ints, NULL, search_lists},
-    {"grep",
+     tool_list, cg_render_list, list_ints, NULL, search_lists},
+    {"grep", "Grep the page files",
      "Exhaustive regex (POSIX ERE) or literal search over the page files "
      "themselves: the NEVER-MISS path when corpus_search finds nothing. "
      "Line numbers, bounded output with a truncated flag.",
@@ -315,25 +375,29 @@ static const cg_api_tool tools[] = {
      "\"string\"},\"fixed\":{\"type\":\"boolean\"},"
      "\"case_sensitive\":{\"type\":\"boolean\"},\"max\":{\"type\":"
      "\"integer\",\"minimum\":1,\"maximum\":10000},\"prefix\":"
-     "{\"type\":\"string\"},\"source\":{\"type\":\"array\","
-     "\"items\":{\"type\":\"string\"}}},\"required\":[\"pattern\"],"
-     "\"additionalProperties\":false}",
-     tool_grep, grep_ints, grep_bools, search_lists},
-    {"map",
+     "{\"type\":\"string\"}," SCOPE_SCHEMA "},\"required\":"
+     "[\"pattern\"],\"additionalProperties\":false}",
+     tool_grep, cg_render_grep, grep_ints, grep_bools, search_lists},
+    {"map", "Map of sources and titles",
      "The tree of sources, categories and page titles, cut to a "
      "character budget with counts of what was left out.",
      "{\"type\":\"object\",\"properties\":{\"prefix\":{\"type\":"
      "\"string\"}," FILTER_SCHEMA ",\"budget\":{\"type\":\"integer\","
      "\"minimum\":100}},\"additionalProperties\":false}",
-     tool_map, map_ints, NULL, search_lists},
-    {"status",
+     tool_map, cg_render_map, map_ints, NULL, search_lists},
+    {"status", "Index and node status",
      "Nodes and sources: health, page counts, index generations and "
      "ages, and each corpus's cached commit and freshness.",
-     "{\"type\":\"object\",\"properties\":{\"source\":{\"type\":"
-     "\"array\",\"items\":{\"type\":\"string\"}}},"
+     "{\"type\":\"object\",\"properties\":{" SCOPE_SCHEMA "},"
      "\"additionalProperties\":false}",
-     tool_status, NULL, NULL, search_lists},
+     tool_status, cg_render_status, NULL, NULL, search_lists},
 };
+
+const char *
+cg_api_output_schema(const cg_api_tool *t)
+{
+	return cg_schema_text(t->name);
+}
 
 const cg_api_tool *
 cg_api_tools(size_t *n)

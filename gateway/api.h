@@ -16,19 +16,27 @@
 
 #include "common/cg_err.h"
 #include "federation/fed.h"
+#include "gateway/render.h"
 
 typedef int (*cg_api_fn)(cg_fed *fed, const json_t *args, json_t **out,
                          cg_err *err);
 
+/* A tool.  Its answer's JSON Schema (MCP outputSchema) is the file
+ * gateway/schema/<name>.json, embedded at build time (schema.h). */
 typedef struct cg_api_tool {
 	const char *name;         /* "search": /v1/search, corpus_search */
+	const char *title;        /* a short name for people (MCP title) */
 	const char *description;  /* for MCP tools/list */
 	const char *input_schema; /* JSON Schema text of the arguments */
 	cg_api_fn fn;
+	cg_render_fn render;      /* the compact text of an answer */
 	const char *const *ints;  /* argument names that are integers */
 	const char *const *bools; /* argument names that are booleans */
 	const char *const *lists; /* argument names that may repeat */
 } cg_api_tool;
+
+/* The JSON Schema text of t's answers (static storage). */
+const char *cg_api_output_schema(const cg_api_tool *t);
 
 /* The tool named name ("search"; "corpus_search" is accepted), or NULL. */
 const cg_api_tool *cg_api_find(const char *name);

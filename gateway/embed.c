@@ -49,7 +49,7 @@ open_nodes(cg_embed *e, const char *cache_dir, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	for (size_t i = 0; i < e->ws.nsources && rc == 0; i++) {
 		const cg_source *s = &e->ws.sources[i];
-		cg_node_opts o = {s->name, cache_dir, s, 1};
+		cg_node_opts o = {s->name, cache_dir, s, 1, 1};
 
 		rc = cg_node_new(&e->nodes[i], &o, err);
 		if (rc == 0)

@@ -1,6 +1,6 @@
 /*
  * http.c - the HTTP endpoint.  Routes:
- *   GET  /healthz            {"ok":true}
+ *   GET  /healthz            {"ok":true,"version":"x.y.z"}
  *   GET  /metrics            Prometheus text
  *   GET  /v1/<tool>?...      the JSON API (api.h); repeat a list argument
  *   POST /mcp                MCP (mcp.h); GET and DELETE /mcp answer 405
@@ -36,12 +36,14 @@
 #include "common/cg_analyzer.h"
 #include "common/cg_buf.h"
 #include "common/cg_time.h"
+#include "common/cg_version.h"
 #include "gateway/api.h"
 #include "gateway/mcp.h"
 #include "gateway/metrics.h"
 #include "proto/acl.h"
 
 #define WATCHDOG_TICK_MS 100
+#define HEALTHZ          "{\"ok\":true,\"version\":\"" CG_VERSION "\"}"
 
 /* One open connection, for the deadline watchdog. */
 struct conn {
@@ -543,8 +545,8 @@ route(cg_http *h, struct MHD_Connection *c, const char *url, struct req *rq)
 	if (strcmp(url, "/mcp") == 0)
 		return route_mcp(h, c, rq);
 	if (strcmp(url, "/healthz") == 0)
-		return send_text(c, 200, "application/json", "{\"ok\":true}",
-		                 11, NULL);
+		return send_text(c, 200, "application/json", HEALTHZ,
+		                 sizeof(HEALTHZ) - 1, NULL);
 	if (strcmp(url, "/metrics") == 0)
 		return route_metrics(h, c);
 	if (strncmp(url, "/v1/", 4) == 0)

@@ -1,11 +1,13 @@
 /*
  * mcp.c - JSON-RPC 2.0 for MCP.  Every tool is read-only; tool failures are
  * results with isError true (the protocol's rule), JSON-RPC errors are for
- * malformed requests, unknown methods and tools, and unsupported protocol
- * versions only.  Nothing here keeps state between requests: a request in
- * the stateless 2026-07-28 style (no initialize, the version in
- * params._meta) is answered like any other.  This file must not know what
- * a tool does (api.c) or touch HTTP (http.c).
+ * malformed requests, unknown methods and tools, unsupported protocol
+ * versions and resources that cannot be read only.  Nothing here keeps state
+ * between requests: a request in the stateless 2026-07-28 style (no initialize,
+ * the version in params._meta) is answered like any other.  This file must not
+ * know what a tool does (api.c), how an answer reads (render.c) or how a page
+ * becomes a resource (resources.c), nor touch a transport (http.c,
+ * mcp_stdio.c).
  */
 #include "gateway/mcp.h"
 
@@ -13,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cg_version.h"
 #include "gateway/api.h"
+#include "gateway/render.h"
+#include "gateway/resources.h"
 #include "proto/acl.h"
 
 #define META_VERSION "io.modelcontextprotocol/protocolVersion"
@@ -70,7 +75,15 @@ static json_t *
 server_info(void)
 {
 	return json_pack("{s:s, s:s, s:s}", "name", "corpus-gw", "title",
-	                 "corpus-gw knowledge gateway", "version", "0.1.0");
+	                 "corpus-gw knowledge gateway", "version", CG_VERSION);
+}
+
+/* What this server offers: read-only tools and the pages as resources. */
+static json_t *
+capabilities(void)
+{
+	return json_pack("{s:{s:b}, s:{s:b, s:b}}", "tools", "listChanged", 0,
+	                 "resources", "subscribe", 0, "listChanged", 0);
 }
 
 static json_t *
@@ -83,21 +96,19 @@ initialize(const json_t *params)
 	        ? want
 	        : CG_MCP_LATEST;
 
-	return json_pack("{s:s, s:{s:{s:b}}, s:o, s:s}", "protocolVersion", ver,
-	                 "capabilities", "tools", "listChanged", 0,
-	                 "serverInfo", server_info(), "instructions",
-	                 instructions);
+	return json_pack("{s:s, s:o, s:o, s:s}", "protocolVersion", ver,
+	                 "capabilities", capabilities(), "serverInfo",
+	                 server_info(), "instructions", instructions);
 }
 
 /* server/discover, the stateless revision's replacement of initialize. */
 static json_t *
 discover(void)
 {
-	return json_pack("{s:s, s:o, s:{s:{s:b}}, s:o, s:s}", "resultType",
-	                 "complete", "supportedVersions", version_list(),
-	                 "capabilities", "tools", "listChanged", 0,
-	                 "serverInfo", server_info(), "instructions",
-	                 instructions);
+	return json_pack("{s:s, s:o, s:o, s:o, s:s}", "resultType", "complete",
+	                 "supportedVersions", version_list(), "capabilities",
+	                 capabilities(), "serverInfo", server_info(),
+	                 "instructions", instructions);
 }
 
 static json_t *
@@ -109,18 +120,64 @@ tools_list(void)
 
 	for (size_t i = 0; i < n; i++) {
 		char name[64];
-		json_t *schema = json_loads(t[i].input_schema, 0, NULL);
+		json_t *in = json_loads(t[i].input_schema, 0, NULL);
+		json_t *out = json_loads(cg_api_output_schema(&t[i]), 0, NULL);
 
 		(void)snprintf(name, sizeof(name), "corpus_%s", t[i].name);
 		json_array_append_new(
 		    list,
-		    json_pack("{s:s, s:s, s:o, s:{s:b, s:b, s:b}}", "name",
-		              name, "description", t[i].description,
-		              "inputSchema", schema ? schema : json_object(),
-		              "annotations", "readOnlyHint", 1,
-		              "destructiveHint", 0, "openWorldHint", 0));
+		    json_pack("{s:s, s:s, s:s, s:o, s:o, s:{s:s, s:b, s:b, "
+		              "s:b, s:b}}",
+		              "name", name, "title", t[i].title, "description",
+		              t[i].description, "inputSchema",
+		              in ? in : json_object(), "outputSchema",
+		              out ? out : json_pack("{s:s}", "type", "object"),
+		              "annotations", "title", t[i].title,
+		              "readOnlyHint", 1, "destructiveHint", 0,
+		              "idempotentHint", 1, "openWorldHint", 0));
 	}
 	return json_pack("{s:o}", "tools", list);
+}
+
+/* The arguments the tool's input schema marks required: MCP clients fill
+ * arguments from the schema, so a missing one is named here (the JSON API
+ * stays lenient: GET /v1/search?category=... needs no q). */
+static int
+check_required(const cg_api_tool *t, const json_t *args, cg_err *err)
+{
+	json_t *schema = json_loads(t->input_schema, 0, NULL);
+	size_t i;
+	const json_t *k;
+	int rc = 0;
+
+	json_array_foreach(json_object_get(schema, "required"), i, k) {
+		const char *key = json_string_value(k);
+
+		if (rc == 0 && key != NULL &&
+		    json_object_get(args, key) == NULL)
+			rc = cg_err_set(err, CG_EINVAL,
+			                "'%s' is required (see the tool's "
+			                "inputSchema)",
+			                key);
+	}
+	json_decref(schema);
+	return rc;
+}
+
+/* The compact text of an answer (render.h): what the CLI prints. */
+static json_t *
+answer_text(const cg_api_tool *t, const json_t *args, const json_t *out)
+{
+	const cg_render_opts ro = {
+	    json_is_true(json_object_get(args, "explain")), false};
+	cg_buf b;
+	json_t *text;
+
+	cg_buf_init(&b, 64u << 20);
+	t->render(&b, out, &ro);
+	text = json_stringn(b.data ? b.data : "", b.len);
+	cg_buf_fini(&b);
+	return text ? text : json_string("");
 }
 
 /* NULL for an unknown tool (a JSON-RPC error); a failure of a known tool
@@ -131,29 +188,58 @@ tools_call(cg_fed *fed, const cg_acl *acl, const json_t *params,
 {
 	const char *name = json_string_value(json_object_get(params, "name"));
 	const json_t *args = json_object_get(params, "arguments");
+	const cg_api_tool *t;
 	json_t *out = NULL;
-	char *text;
 	cg_err err;
-	json_t *res;
+	int rc;
 
 	cg_err_clear(&err);
-	if (name == NULL || strncmp(name, "corpus_", 7) != 0 ||
-	    cg_api_find(name) == NULL)
+	if (name == NULL || strncmp(name, "corpus_", 7) != 0)
 		return NULL;
-	if (cg_api_call_as(fed, acl, name, args, &out, &err) != 0) {
+	t = cg_api_find(name);
+	if (t == NULL)
+		return NULL;
+	rc = check_required(t, args, &err);
+	if (rc == 0)
+		rc = cg_api_call_as(fed, acl, name, args, &out, &err);
+	if (rc != 0) {
 		json_decref(out);
 		return json_pack("{s:[{s:s, s:s}], s:b}", "content", "type",
 		                 "text", "text",
 		                 err.msg[0] ? err.msg : cg_code_name(err.code),
 		                 "isError", 1);
 	}
-	text = json_dumps(out, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	res = json_pack("{s:[{s:s, s:s}], s:O, s:b}", "content", "type", "text",
-	                "text", text ? text : "{}", "structuredContent", out,
-	                "isError", 0);
-	free(text);
 	*answer = out;
-	return res;
+	return json_pack("{s:[{s:s, s:o}], s:O, s:b}", "content", "type",
+	                 "text", "text", answer_text(t, args, out),
+	                 "structuredContent", out, "isError", 0);
+}
+
+/* A resources request: its result, or a JSON-RPC error (-32602 for
+ * invalid params, -32002 for a resource not found, -32603 otherwise). */
+static json_t *
+resources(cg_fed *fed, const cg_acl *acl, const char *method, const json_t *id,
+          const json_t *params)
+{
+	json_t *res = NULL;
+	cg_err err;
+	int rc;
+
+	cg_err_clear(&err);
+	if (strcmp(method, "resources/templates/list") == 0)
+		return rpc_result(id, cg_resources_templates());
+	if (strcmp(method, "resources/list") == 0)
+		rc = cg_resources_list(fed, acl, params, &res, &err);
+	else
+		rc = cg_resources_read(fed, acl, params, &res, &err);
+	if (rc == 0)
+		return rpc_result(id, res);
+	if (rc == CG_ENOTFOUND)
+		return rpc_error(
+		    id, -32002, "Resource not found",
+		    json_pack("{s:O?}", "uri", json_object_get(params, "uri")));
+	return rpc_error(id, rc == CG_EINVAL ? -32602 : -32603,
+	                 err.msg[0] ? err.msg : cg_code_name(rc), NULL);
 }
 
 /* The version a stateless request names in params._meta: NULL when it
@@ -188,6 +274,10 @@ dispatch(cg_fed *fed, const cg_acl *acl, const char *method, const json_t *id,
 		return rpc_result(id, json_object());
 	if (strcmp(method, "tools/list") == 0)
 		return rpc_result(id, tools_list());
+	if (strcmp(method, "resources/list") == 0 ||
+	    strcmp(method, "resources/read") == 0 ||
+	    strcmp(method, "resources/templates/list") == 0)
+		return resources(fed, acl, method, id, params);
 	if (strcmp(method, "tools/call") == 0) {
 		res = tools_call(fed, acl, params, answer);
 		if (res == NULL)

@@ -6,10 +6,18 @@
  * (version in params._meta["io.modelcontextprotocol/protocolVersion"], no
  * initialize; server/discover; results carry resultType "complete"; an
  * unsupported _meta version is error -32602 with the supported list),
- * tools/list and tools/call over the gateway's tool table (api.h), ping,
- * and notifications and client responses (202, no body).
+ * tools/list and tools/call over the gateway's tool table (api.h), the
+ * pages as resources (resources/list, resources/templates/list,
+ * resources/read: resources.h), ping, and notifications and client
+ * responses (202, no body).  A tool result's text is the compact rendering
+ * people see (render.h); the whole answer is its structuredContent, and
+ * every tool lists a title and an outputSchema.
  *
- * May be included by gateway/ only (http.c serves it at /mcp).
+ * The same handler serves Streamable HTTP (http.c, POST /mcp) and stdio
+ * (mcp_stdio.h, `corpus-gw mcp`): a message in, a reply (or nothing) out.
+ *
+ * May be included by gateway/ and cli/ (`corpus-gw mcp` serves it over
+ * stdio).
  */
 #ifndef CG_MCP_H
 #define CG_MCP_H

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cg_version.h"
+
 static const double buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
                                  0.1,   0.25,   0.5,   1.0,  2.5};
 #define NBUCKETS (sizeof(buckets) / sizeof(buckets[0]))
@@ -176,4 +178,9 @@ cg_metrics_render(cg_metrics *m, cg_buf *out)
 	render_pairs(out, m->outcomes, "corpus_gw_node_outcomes_total", "node",
 	             "outcome");
 	pthread_mutex_unlock(&m->mu);
+	(void)cg_buf_puts(out, "# HELP corpus_gw_build_info The corpus-gw "
+	                       "version serving.\n"
+	                       "# TYPE corpus_gw_build_info gauge\n"
+	                       "corpus_gw_build_info{version=\"" CG_VERSION
+	                       "\"} 1\n");
 }

@@ -1,7 +1,8 @@
 /*
  * metrics.h - the gateway's counters, rendered in the Prometheus text
  * format at /metrics: requests by tool and status, a latency histogram,
- * and per-node outcomes of the federation rounds.  Thread-safe.
+ * per-node outcomes of the federation rounds, and the build
+ * (corpus_gw_build_info{version="x.y.z"} 1).  Thread-safe.
  *
  * May be included by gateway/ only (http.c counts and serves them).
  */

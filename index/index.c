@@ -1,6 +1,7 @@
 /*
  * index.c - one source's SQLite FTS5 index: generations, schema, the
- * incremental sync from the page files, and the ranking function.
+ * incremental sync from the page files, and the SQL functions (cg_match,
+ * index/rank.c; cg_totals; cg_visible).
  *
  * What it must not do: rename a database over one that may be open, leave
  * an empty index visible to a reader, or follow a symlink out of the wiki.
@@ -27,6 +28,7 @@
 #include "common/cg_fs.h"
 #include "index/fts_tokenizer.h"
 #include "index/index_write_int.h"
+#include "index/rank.h"
 #include "page/scan.h"
 #include "proto/acl.h"
 
@@ -42,8 +44,10 @@ struct cg_index {
 	char *dir;             /* this source's folder in the cache */
 	sqlite3 *db;           /* live generation, NULL before open */
 	int64_t gen;           /* live generation number */
+	int oneshot;           /* reads on a read-only connection (index.h) */
+	int open_tried;        /* a oneshot index opened lazily once */
 	int lockfd;            /* the writer lock file, -1 when closed */
-	cg_rank_ctx rank;      /* read by cg_rank() */
+	cg_rank_ctx rank;      /* read by cg_match() */
 	struct visibility vis; /* read by cg_visible() */
 	/* The problems list, cached: computing it is a large query (every
 	 * link against every name) and every search reports it.  Valid
@@ -62,6 +66,8 @@ struct cg_index {
 	} stmts[CG_INDEX_STMTS];
 	size_t nstmts;
 };
+
+static sqlite3 *live(cg_index *idx);
 
 static void
 stmts_drop(cg_index *idx)
@@ -96,13 +102,22 @@ cg_index_stmt(cg_index *idx, const char *sql)
 	sqlite3_stmt *st = NULL;
 
 	for (size_t i = 0; i < idx->nstmts; i++) {
-		if (strcmp(idx->stmts[i].sql, sql) != 0)
+		char *hit_sql = idx->stmts[i].sql;
+
+		if (strcmp(hit_sql, sql) != 0)
 			continue;
-		sqlite3_reset(idx->stmts[i].st);
-		sqlite3_clear_bindings(idx->stmts[i].st);
-		return idx->stmts[i].st;
+		st = idx->stmts[i].st;
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		/* Most recently asked last: a full cache drops the statement
+		 * asked longest ago, never one a caller is stepping. */
+		memmove(&idx->stmts[i], &idx->stmts[i + 1],
+		        (idx->nstmts - i - 1) * sizeof(idx->stmts[0]));
+		idx->stmts[idx->nstmts - 1].sql = hit_sql;
+		idx->stmts[idx->nstmts - 1].st = st;
+		return st;
 	}
-	if (idx->db == NULL ||
+	if (live(idx) == NULL ||
 	    sqlite3_prepare_v3(idx->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st,
 	                       NULL) != SQLITE_OK)
 		return NULL;
@@ -146,67 +161,7 @@ static const char *const schema_sql =
     "CREATE VIRTUAL TABLE sec USING fts5(title, headings, body, tags, meta,"
     " line_start UNINDEXED, line_end UNINDEXED, tokenize='cgw');";
 
-/* --- ranking ---------------------------------------------------------- */
-
-/*
- * cg_rank(sec): BM25F over the five columns with the idf and average
- * lengths of cg_rank_ctx, which the search fills from the *global*
- * statistics of every source asked.  Only tf and the row's own column
- * lengths are local, so the same row scores the same whichever node holds
- * it: this is what makes merged scores comparable.
- */
-static void
-rank_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
-        int nval, sqlite3_value **val)
-{
-	const cg_rank_ctx *rc = api->xUserData(fc);
-	double tf[64][CG_NCOLS];
-	double len[CG_NCOLS];
-	const double k1 = 1.2;
-	const double b = 0.75;
-	int ninst = 0;
-	int nphr = api->xPhraseCount(fc);
-	double score = 0.0;
-
-	if (nphr > rc->nphrase)
-		nphr = rc->nphrase;
-	memset(tf, 0, sizeof(tf));
-	if (api->xInstCount(fc, &ninst) != SQLITE_OK) {
-		sqlite3_result_error(ctx, "cg_rank: instance count failed", -1);
-		return;
-	}
-	for (int i = 0; i < ninst; i++) {
-		int phr;
-		int col;
-		int off;
-
-		if (api->xInst(fc, i, &phr, &col, &off) != SQLITE_OK)
-			continue;
-		if (phr < nphr && col < CG_NCOLS)
-			tf[phr][col] += 1.0;
-	}
-	for (int c = 0; c < CG_NCOLS; c++) {
-		int n = 0;
-
-		(void)api->xColumnSize(fc, c, &n);
-		len[c] = n;
-	}
-	for (int p = 0; p < nphr; p++) {
-		double s = 0.0;
-
-		for (int c = 0; c < CG_NCOLS; c++) {
-			double avg = rc->avgdl[c] > 0 ? rc->avgdl[c] : 1.0;
-			double t = tf[p][c];
-
-			if (t == 0.0)
-				continue;
-			s += rc->weight[c] * t * (k1 + 1.0) /
-			     (t + k1 * (1.0 - b + b * len[c] / avg));
-		}
-		score += rc->idf[p] * s;
-	}
-	sqlite3_result_double(ctx, score);
-}
+/* --- SQL functions ------------------------------------------------- */
 
 /* cg_totals(sec): "rows tot0 tot1 tot2 tot3 tot4" for the whole table. */
 static void
@@ -268,10 +223,9 @@ register_functions(sqlite3 *db, cg_rank_ctx *rank, struct visibility *vis)
 	sqlite3_finalize(st);
 	if (api == NULL)
 		return SQLITE_ERROR;
-	rc = api->xCreateFunction(api, "cg_rank", rank, rank_fn, NULL);
+	rc = api->xCreateFunction(api, "cg_totals", NULL, totals_fn, NULL);
 	if (rc == SQLITE_OK)
-		rc = api->xCreateFunction(api, "cg_totals", NULL, totals_fn,
-		                          NULL);
+		rc = cg_rank_register(db, rank);
 	return rc;
 }
 
@@ -381,21 +335,73 @@ exec(sqlite3 *db, const char *sql, cg_err *err, const char *what)
 	return rc == SQLITE_OK ? 0 : cg_index_sql_fail(db, rc, what, err);
 }
 
+/* "file:<path>?readonly_shm=1", the path %-escaped where a URI needs it. */
+static char *
+readonly_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	static const char tail[] = "?readonly_shm=1";
+	cg_buf b;
+	int rc;
+
+	cg_buf_init(&b, 3 * strlen(path) + sizeof(tail) + 8);
+	rc = cg_buf_puts(&b, "file:");
+
+	for (const char *p = path; *p && rc == 0; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f) {
+			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+
+			rc = cg_buf_append(&b, e, 3);
+		} else {
+			rc = cg_buf_putc(&b, (char)c);
+		}
+	}
+	if (rc == 0)
+		rc = cg_buf_puts(&b, tail);
+	if (rc != 0) {
+		cg_buf_fini(&b);
+		return NULL;
+	}
+	return cg_buf_take(&b);
+}
+
+/* Opens generation gen.  A read-only connection reads the wal-index
+ * read-only too (readonly_shm): when no other process has the index open,
+ * SQLite reads the WAL into memory instead of rebuilding the -shm file,
+ * so a process that only reads writes nothing.  A read-write connection
+ * keeps the WAL and -shm files when it closes (PERSIST_WAL, the WAL
+ * truncated to nothing), since a read-only one cannot create them. */
 static int
-open_db(cg_index *idx, int64_t gen, sqlite3 **out, cg_err *err)
+open_db(cg_index *idx, int64_t gen, int readonly, sqlite3 **out, cg_err *err)
 {
 	char *path = gen_path(idx, gen);
+	char *uri = NULL;
 	sqlite3 *db = NULL;
+	int flags = SQLITE_OPEN_NOMUTEX;
 	int rc;
 
 	*out = NULL;
-	if (path == NULL)
+	if (path != NULL && readonly)
+		uri = readonly_uri(path);
+	if (path == NULL || (readonly && uri == NULL)) {
+		free(path);
 		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
-	rc = sqlite3_open_v2(path, &db,
-	                     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-	                         SQLITE_OPEN_NOMUTEX,
-	                     NULL);
+	}
+	flags |= readonly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
+	                  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	rc = sqlite3_open_v2(readonly ? uri : path, &db, flags, NULL);
+	free(uri);
 	free(path);
+	if (rc == SQLITE_OK && !readonly) {
+		int one = 1;
+
+		(void)sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL,
+		                           &one);
+		(void)sqlite3_exec(db, "PRAGMA journal_size_limit=0", NULL,
+		                   NULL, NULL);
+	}
 	if (rc != SQLITE_OK) {
 		rc = cg_err_set(err, CG_EIO, "index open: %s",
 		                db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
@@ -543,17 +549,59 @@ source_dir(const cg_index_opts *o)
 	return cg_path_join(o->cache_dir, name);
 }
 
-/* --- public ------------------------------------------------------------ */
-
-static void
-default_weights(cg_rank_ctx *r)
+/* A usable connection to generation gen, or NULL (the next sync rebuilds).
+ * A oneshot index reads on a read-only connection and falls back to a
+ * read-write one when that cannot open (no -shm file yet, an index built
+ * before the WAL was kept).
+ *
+ * Within one process SQLite shares one wal-index per database file, opened
+ * read-only when a read-only connection opened it first, and a read-write
+ * connection cannot write through it.  So a oneshot index opens lazily (at
+ * its first use, see live()): in the CLI the writer's sync comes first and
+ * reopens read-write before any reader exists when there is something to
+ * write. */
+static sqlite3 *
+open_live(cg_index *idx, int64_t gen)
 {
-	r->weight[CG_COL_TITLE] = 4.0;
-	r->weight[CG_COL_HEADINGS] = 2.0;
-	r->weight[CG_COL_BODY] = 1.0;
-	r->weight[CG_COL_TAGS] = 2.0;
-	r->weight[CG_COL_META] = 0.5;
+	for (int ro = idx->oneshot; ro >= 0; ro--) {
+		sqlite3 *db = NULL;
+
+		if (open_db(idx, gen, ro, &db, NULL) != 0)
+			continue;
+		if (validate_db(db, idx->src.name, NULL) == 0)
+			return db;
+		sqlite3_close(db);
+	}
+	return NULL;
 }
+
+/* The live connection, opened now when the index is oneshot and has not
+ * opened yet; NULL when there is no usable generation. */
+static sqlite3 *
+live(cg_index *idx)
+{
+	if (idx->db == NULL && idx->oneshot && idx->gen > 0 &&
+	    !idx->open_tried) {
+		idx->open_tried = 1;
+		idx->db = open_live(idx, idx->gen);
+	}
+	return idx->db;
+}
+
+/* Swaps a read-only live connection for a read-write one, for a sync with
+ * something to write. */
+static int
+reopen_writable(cg_index *idx, cg_err *err)
+{
+	sqlite3 *db = NULL;
+	int rc = open_db(idx, idx->gen, 0, &db, err);
+
+	if (rc == 0)
+		set_db(idx, db);
+	return rc;
+}
+
+/* --- public ------------------------------------------------------------ */
 
 int
 cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err)
@@ -565,7 +613,7 @@ cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err)
 	if (idx == NULL)
 		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
 	idx->lockfd = -1;
-	default_weights(&idx->rank);
+	cg_rank_init(&idx->rank);
 	if (cg_source_copy(&idx->src, opts->source) != 0) {
 		cg_index_free(idx);
 		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
@@ -581,13 +629,10 @@ cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err)
 		cg_index_free(idx);
 		return rc;
 	}
+	idx->oneshot = opts->oneshot;
 	idx->gen = read_current(idx);
-	if (idx->gen > 0 && open_db(idx, idx->gen, &idx->db, NULL) == 0 &&
-	    validate_db(idx->db, idx->src.name, NULL) != 0) {
-		/* Unusable: the next sync rebuilds into a new generation. */
-		sqlite3_close(idx->db);
-		idx->db = NULL;
-	}
+	if (idx->gen > 0 && !idx->oneshot)
+		idx->db = open_live(idx, idx->gen);
 	*out = idx;
 	return 0;
 }
@@ -609,7 +654,7 @@ cg_index_free(cg_index *idx)
 sqlite3 *
 cg_index_db(cg_index *idx)
 {
-	return idx->db;
+	return live(idx);
 }
 
 void
@@ -624,7 +669,7 @@ cg_index_acl(const cg_index *idx)
 	return idx->vis.acl;
 }
 
-cg_rank_ctx *
+struct cg_rank_ctx *
 cg_index_rank(cg_index *idx)
 {
 	return &idx->rank;
@@ -690,7 +735,7 @@ rebuild_locked(cg_index *idx, const char *reason, cg_sync_stats *st,
 	int rc;
 
 	unlink_gen(idx, gen); /* leftover of a killed build */
-	rc = open_db(idx, gen, &db, err);
+	rc = open_db(idx, gen, 0, &db, err);
 	if (rc == 0)
 		rc = create_schema(idx, db, err);
 	if (rc == 0)
@@ -737,12 +782,9 @@ follow_current(cg_index *idx)
 
 	if (cur == 0 || cur == idx->gen)
 		return;
-	if (open_db(idx, cur, &db, NULL) != 0)
+	db = open_live(idx, cur);
+	if (db == NULL)
 		return;
-	if (validate_db(db, idx->src.name, NULL) != 0) {
-		sqlite3_close(db);
-		return;
-	}
 	set_db(idx, db);
 	idx->gen = cur;
 }
@@ -771,7 +813,7 @@ cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err)
 	if (rc != 0)
 		return rc;
 	follow_current(idx);
-	if (idx->db == NULL) {
+	if (live(idx) == NULL) {
 		rc = rebuild_locked(
 		    idx, read_current(idx) ? "unusable index" : "new index", st,
 		    err);
@@ -782,6 +824,13 @@ cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err)
 	                         data_version */
 	rc = cg_index_write_sync(idx->db, idx->src.repo, idx->src.wiki,
 	                         idx->src.kind, st, &local);
+	if (rc == CG_WRITE_READONLY) {
+		rc = reopen_writable(idx, &local);
+		if (rc == 0)
+			rc = cg_index_write_sync(idx->db, idx->src.repo,
+			                         idx->src.wiki, idx->src.kind,
+			                         st, &local);
+	}
 	if (rc == CG_ECORRUPT) {
 		char reason[CG_ERR_MSG_MAX + 16];
 
@@ -815,6 +864,21 @@ parse_totals(const char *t, long long v[CG_NCOLS + 1])
 		p = end;
 	}
 	return 0;
+}
+
+void
+cg_index_epoch(cg_index *idx, char out[CG_EPOCH_MAX])
+{
+	sqlite3_stmt *st =
+	    cg_index_stmt(idx, "SELECT value FROM meta WHERE key = 'epoch'");
+	long long seq = 0;
+
+	if (st != NULL && sqlite3_step(st) == SQLITE_ROW)
+		seq = sqlite3_column_int64(st, 0);
+	if (st != NULL)
+		sqlite3_reset(st);
+	(void)snprintf(out, CG_EPOCH_MAX, "%lld.%lld", (long long)idx->gen,
+	               seq);
 }
 
 int
@@ -865,7 +929,7 @@ cg_index_problems(cg_index *idx)
 {
 	int64_t v;
 
-	if (idx->db == NULL)
+	if (live(idx) == NULL)
 		return json_array();
 	v = data_version(idx->db);
 	if (idx->problems == NULL || idx->problems_gen != idx->gen ||

@@ -42,16 +42,12 @@ typedef struct cg_index cg_index;
 typedef struct cg_index_opts {
 	const char *cache_dir;   /* root of all indexes */
 	const cg_source *source; /* borrowed; the index keeps a copy */
+	/* A process that opens, reads and exits (the CLI): the index reads
+	 * on a read-only connection, so a query whose sync finds nothing
+	 * changed makes no write at all; a sync with something to write
+	 * reopens read-write. */
+	int oneshot;
 } cg_index_opts;
-
-/* Rank context: the global statistics a query is scored with (see
- * search.c).  Filled before each MATCH statement. */
-typedef struct cg_rank_ctx {
-	int nphrase;             /* phrases in the current expression */
-	double idf[64];          /* per phrase, in expression order */
-	double avgdl[CG_NCOLS];  /* average column length, in tokens */
-	double weight[CG_NCOLS]; /* column weights */
-} cg_rank_ctx;
 
 int cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err);
 void cg_index_free(cg_index *idx);
@@ -70,7 +66,7 @@ int cg_index_rebuild(cg_index *idx, const char *reason, cg_sync_stats *st,
 void cg_index_refresh(cg_index *idx);
 
 /* Statements cached per connection (see cg_index_stmt). */
-#define CG_INDEX_STMTS 24
+#define CG_INDEX_STMTS 48
 
 /* A prepared statement for sql on the live connection, cached: reset and
  * with its bindings cleared, owned by the index (never finalize it; reset
@@ -89,8 +85,8 @@ struct cg_acl;
 void cg_index_set_acl(cg_index *idx, const struct cg_acl *acl);
 const struct cg_acl *cg_index_acl(const cg_index *idx);
 
-/* The rank context the "cg_rank" function reads (borrowed). */
-cg_rank_ctx *cg_index_rank(cg_index *idx);
+/* The rank context the "cg_match" function reads (borrowed; index/rank.h). */
+struct cg_rank_ctx *cg_index_rank(cg_index *idx);
 
 const char *cg_index_source(const cg_index *idx);
 const char *cg_index_repo(const cg_index *idx);
@@ -104,6 +100,15 @@ int64_t cg_index_generation(const cg_index *idx);
 int cg_index_kind(const cg_index *idx);
 /* A corpus's registering repository (registry-graph, state), or NULL. */
 const char *cg_index_registrar(const cg_index *idx);
+
+/* The epoch of what a search is scored with: "<generation>.<n>", where n
+ * counts the syncs that added, deleted or re-indexed a page in this
+ * generation.  Equal epochs mean equal statistics, claim keys and page
+ * ids, so the federation may keep what it learnt under an epoch (stats,
+ * claim keys) until a reply names another one.  Read in the request's
+ * transaction. */
+#define CG_EPOCH_MAX 48
+void cg_index_epoch(cg_index *idx, char out[CG_EPOCH_MAX]);
 
 /* Total rows and per-column token totals of the sections table. */
 int cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],

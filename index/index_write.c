@@ -50,7 +50,7 @@ struct writer {
 	struct {
 		const char *sql;
 		sqlite3_stmt *st;
-	} cache[16];
+	} cache[24];
 	size_t ncache;
 };
 
@@ -616,7 +616,16 @@ touch_meta(struct writer *w)
 	if (rc != 0)
 		return rc;
 	sqlite3_bind_text(st, 1, now, -1, SQLITE_STATIC);
-	return step_done(w, st, "index meta");
+	rc = step_done(w, st, "index meta");
+	if (rc != 0 || w->st->added + w->st->deleted + w->st->reparsed == 0)
+		return rc;
+	/* What a search scores with changed: the epoch moves (index.h). */
+	rc = prepare(w,
+	             "INSERT OR REPLACE INTO meta(key, value) VALUES('epoch', "
+	             "coalesce((SELECT value FROM meta WHERE key = 'epoch'), "
+	             "0) + 1)",
+	             &st);
+	return rc != 0 ? rc : step_done(w, st, "index epoch");
 }
 
 /* Handles one scanned file: skip, touch, or (re)index. */
@@ -730,8 +739,115 @@ folder_id(const char *dir)
 	return stat(dir, &st) == 0 ? st.st_ino : 0;
 }
 
+/* 1 when the stored problems of kind 'corpus' are not w->warnings. */
+static int
+corpus_problems_differ(struct writer *w)
+{
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+	int differ = 0;
+
+	if (w->warnings == NULL)
+		return 0;
+	if (prepare(w,
+	            "SELECT message FROM problems WHERE kind = 'corpus' "
+	            "ORDER BY CAST(substr(path, 8) AS INTEGER)",
+	            &st) != 0)
+		return 1;
+	while (!differ && sqlite3_step(st) == SQLITE_ROW) {
+		const char *m = (const char *)sqlite3_column_text(st, 0);
+
+		differ = w->warnings[n] == NULL || m == NULL ||
+		         strcmp(m, w->warnings[n]) != 0;
+		n++;
+	}
+	sqlite3_reset(st);
+	return differ || w->warnings[n] != NULL;
+}
+
+/* 1 when a scanned file would be written by sync_file: new, changed, or
+ * skipped for a reason only reading it can confirm.  A symlink or an
+ * oversized file whose problem is recorded gives the same row again. */
+static int
+file_needs_sync(struct writer *w, const cg_scan_entry *e)
+{
+	struct known *k = find_known(w, e->rel);
+
+	sqlite3_stmt *st = NULL;
+	const char *kind;
+	int same = 0;
+
+	if (k != NULL) {
+		k->seen = 1;
+		return k->size != e->size || k->mtime_ns != e->mtime_ns;
+	}
+	if (prepare(w, "SELECT kind FROM problems WHERE path = ?1", &st) != 0)
+		return 1;
+	sqlite3_bind_text(st, 1, e->rel, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    (kind = (const char *)sqlite3_column_text(st, 0)) != NULL)
+		same = (e->kind == CG_SCAN_SYMLINK &&
+		        strcmp(kind, "symlink") == 0) ||
+		       (e->kind != CG_SCAN_SYMLINK && !e->virt &&
+		        (uint64_t)e->size > CG_PAGE_MAX_BYTES &&
+		        strcmp(kind, "too_large") == 0);
+	sqlite3_reset(st);
+	return !same;
+}
+
+/* 1 when the problems table names a file the scan does not have. */
+static int
+problems_outlive_files(struct writer *w, const cg_scan *scan)
+{
+	sqlite3_stmt *st = NULL;
+	int gone = 0;
+
+	if (prepare(w, "SELECT path FROM problems WHERE kind <> 'corpus'",
+	            &st) != 0)
+		return 1;
+	while (!gone && sqlite3_step(st) == SQLITE_ROW) {
+		const char *path = (const char *)sqlite3_column_text(st, 0);
+
+		gone = path == NULL || scan->n == 0 ||
+		       bsearch(path, scan->v, scan->n, sizeof(*scan->v),
+		               cmp_scan_rel) == NULL;
+	}
+	sqlite3_reset(st);
+	return gone;
+}
+
+/* Whether a sync of scan would write anything, decided by reading only:
+ * the invariant of a no-change sync is that it opens no transaction and
+ * makes no write (no fsync, no WAL frame).  Errs towards 1: a file the
+ * index does not hold as a page (a skipped symlink, a binary file) is
+ * looked at again by every sync, as before. */
+static int
+sync_needed(struct writer *w, const cg_scan *scan)
+{
+	if (load_known(w) != 0)
+		return 1;
+	for (size_t i = 0; i < scan->n; i++)
+		if (file_needs_sync(w, &scan->v[i]))
+			return 1;
+	for (size_t i = 0; i < w->nknown; i++)
+		if (!w->known[i].seen)
+			return 1;
+	return problems_outlive_files(w, scan) || corpus_problems_differ(w);
+}
+
+static void
+known_free(struct writer *w)
+{
+	for (size_t i = 0; i < w->nknown; i++)
+		free(w->known[i].path);
+	free(w->known);
+	w->known = NULL;
+	w->nknown = 0;
+}
+
 /* One attempt; 1 (rolled back) when kind is a remote corpus whose folder
- * was swapped by a publish while it was read. */
+ * was swapped by a publish while it was read; CG_WRITE_READONLY when there
+ * is something to write and db is a read-only connection. */
 static int
 sync_once(sqlite3 *db, const char *repo, const char *wiki, int kind,
           cg_sync_stats *st, cg_err *err)
@@ -747,6 +863,16 @@ sync_once(sqlite3 *db, const char *repo, const char *wiki, int kind,
 	if (rc != 0) {
 		cg_corpus_scan_warnings_free(w.warnings);
 		return rc;
+	}
+	if (!sync_needed(&w, &scan)) {
+		st->files += scan.n;
+		rc = 0;
+		goto out_known;
+	}
+	known_free(&w);
+	if (sqlite3_db_readonly(db, "main") == 1) {
+		rc = CG_WRITE_READONLY;
+		goto out_known;
 	}
 	rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK) {
@@ -768,9 +894,8 @@ sync_once(sqlite3 *db, const char *repo, const char *wiki, int kind,
 	}
 	if (rc != 0)
 		(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	for (size_t i = 0; i < w.nknown; i++)
-		free(w.known[i].path);
-	free(w.known);
+out_known:
+	known_free(&w);
 	cache_fini(&w);
 out_scan:
 	cg_scan_fini(&scan);
@@ -790,7 +915,7 @@ cg_index_write_sync(sqlite3 *db, const char *repo, const char *wiki, int kind,
 	for (int i = 0; i < 5; i++) {
 		*st = first;
 		rc = sync_once(db, repo, wiki, kind, st, err);
-		if (rc <= 0)
+		if (rc != 1)
 			return rc;
 	}
 	return cg_err_set(err, CG_EUNAVAIL,

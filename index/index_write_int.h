@@ -21,9 +21,14 @@
 /* Reconciles db with the wiki files: unchanged files (same size and
  * mtime) are not opened; changed ones are read and hashed, and re-indexed
  * only when the content changed; missing ones are deleted.  All in one
- * transaction.  kind is an enum cg_source_kind (conf/source.h): a
- * corpus lists its index entries instead of walking a wiki.  CG_ECORRUPT when
- * SQLite reports a damaged file. */
+ * transaction, opened only when something changed (a sync that finds
+ * nothing to do writes nothing).  kind is an enum cg_source_kind
+ * (conf/source.h): a corpus lists its index entries instead of walking a wiki.
+ * CG_ECORRUPT when SQLite reports a damaged file. */
+/* cg_index_write_sync's answer when db is read-only and the files changed:
+ * nothing was written; sync again on a read-write connection. */
+#define CG_WRITE_READONLY 2
+
 int cg_index_write_sync(sqlite3 *db, const char *repo, const char *wiki,
                         int kind, cg_sync_stats *st, cg_err *err);
 

@@ -1,7 +1,9 @@
 /*
- * search.c - one source's part of a search: local statistics, the match
- * classes over FTS5 with the cg_rank function, page collapse, snippets and
- * hit assembly, plus claim-key lookups for contradictions.
+ * search.c - one source's part of a search: local statistics, the one
+ * pass over FTS5 that ranks every matching row in its class (cg_match,
+ * rank.c) and keeps the best pages, the hits of the pages that made the
+ * final list (page rows, snippets), and claim-key lookups for
+ * contradictions.
  *
  * What it must not do: put user text into an FTS5 expression (query.c
  * builds every expression from tokens), apply a filter after the limit, or
@@ -10,7 +12,6 @@
 #define _GNU_SOURCE
 #include "index/search.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,11 @@
 #include <time.h>
 
 #include "common/cg_buf.h"
+#include "common/cg_fs.h"
+#include "common/cg_vec.h"
 #include "index/corpus_hits.h"
+#include "index/rank.h"
+#include "index/snippet.h"
 #include "page/page.h"
 #include "page/source_refs.h"
 
@@ -89,59 +94,7 @@ cg_search_stats(cg_index *idx, const cg_query *q, cg_gstats *out, cg_err *err)
 	return rc;
 }
 
-/* --- ranking context ----------------------------------------------------- */
-
-static double
-idf(int64_t df, int64_t n)
-{
-	double d = (double)df;
-
-	return log(1.0 + ((double)n - d + 0.5) / (d + 0.5));
-}
-
-static void
-set_rank(cg_index *idx, const cg_gstats *g, enum cg_match m)
-{
-	cg_rank_ctx *r = cg_index_rank(idx);
-
-	for (int c = 0; c < CG_NCOLS; c++)
-		r->avgdl[c] =
-		    g->nrows > 0 ? (double)g->tot[c] / (double)g->nrows : 1.0;
-	if (m == CG_MATCH_PHRASE) {
-		r->nphrase = 1;
-		r->idf[0] = idf(g->df_phrase, g->nrows);
-		return;
-	}
-	r->nphrase = (int)g->nterms;
-	for (size_t i = 0; i < g->nterms; i++)
-		r->idf[i] = idf(g->df[i], g->nrows);
-}
-
 /* --- candidates ---------------------------------------------------------- */
-
-struct cand {
-	int64_t page;  /* page id */
-	int64_t rowid; /* best section */
-	double score;
-	enum cg_match m;
-	int line_start;
-	int line_end;
-};
-
-struct cands {
-	struct cand *v;
-	size_t n;
-	size_t limit;
-};
-
-static bool
-cands_has(const struct cands *c, int64_t page)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (c->v[i].page == page)
-			return true;
-	return false;
-}
 
 void
 cg_search_filter_bind(sqlite3_stmt *st, const cg_filters *f)
@@ -154,130 +107,303 @@ cg_search_filter_bind(sqlite3_stmt *st, const cg_filters *f)
 			sqlite3_bind_text(st, i + 2, v[i], -1, SQLITE_STATIC);
 }
 
-/* Runs one match class and adds the pages not yet collected. */
-static int
-run_class(cg_index *idx, const cg_search_opts *o, enum cg_match m,
-          struct cands *c, int64_t *walked, cg_err *err)
+void
+cg_cands_fini(cg_cands *c)
 {
-	char *expr = cg_query_fts(o->q, m);
-	char sql[1024];
-	sqlite3_stmt *st = NULL;
+	for (size_t i = 0; c->v != NULL && i < c->n; i++)
+		free(c->v[i].path);
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+static int
+cands_init(cg_cands *c, int limit)
+{
+	memset(c, 0, sizeof(*c));
+	c->cap =
+	    limit < 1
+	        ? 1
+	        : (size_t)(limit > SEARCH_MAX_LIMIT ? SEARCH_MAX_LIMIT : limit);
+	c->v = calloc(c->cap, sizeof(*c->v));
+	return c->v != NULL ? 0 : CG_ENOMEM;
+}
+
+/* The order of one source's pages, as the per-class SQL gave it: class,
+ * score (exactly), updated_at and confidence descending, path. */
+static int
+cand_cmp(const cg_cand *a, const cg_cand *b)
+{
+	int c;
+
+	if (a->m != b->m)
+		return a->m > b->m ? -1 : 1;
+	if (a->score != b->score)
+		return a->score > b->score ? -1 : 1;
+	c = strcmp(b->updated_at, a->updated_at);
+	if (c != 0)
+		return c;
+	if (a->conf != b->conf)
+		return a->conf > b->conf ? -1 : 1;
+	return strcmp(a->path, b->path);
+}
+
+/* True when (m, score) cannot enter a full list, whatever its page. */
+static bool
+cands_below(const cg_cands *c, enum cg_match m, double score)
+{
+	const cg_cand *last = &c->v[c->n - 1];
+
+	if (c->n < c->cap)
+		return false;
+	return m < last->m || (m == last->m && score < last->score);
+}
+
+/* Inserts x (taking its path) in order, dropping the last when full. */
+static void
+cands_insert(cg_cands *c, cg_cand *x)
+{
+	size_t at = c->n;
+
+	while (at > 0 && cand_cmp(x, &c->v[at - 1]) < 0)
+		at--;
+	if (at >= c->cap) {
+		free(x->path);
+		return;
+	}
+	if (c->n == c->cap)
+		free(c->v[--c->n].path);
+	memmove(&c->v[at + 1], &c->v[at], (c->n - at) * sizeof(*c->v));
+	c->v[at] = *x;
+	c->n++;
+}
+
+/* The page's sort keys when it passes the filters and the caller may see
+ * it: 1 (x filled), 0 (filtered out), or a negative code. */
+static int
+page_keys(cg_index *idx, const cg_search_opts *o, cg_cand *x, cg_err *err)
+{
+	static const char *const sql =
+	    "SELECT p.path, p.updated_at, p.confidence, p.conf_rank FROM "
+	    "pages p WHERE p.id = ?1" CG_SEARCH_FILTER_SQL;
+	sqlite3_stmt *st = cg_index_stmt(idx, sql);
 	int rc;
 
-	if (expr == NULL || c->n >= c->limit) {
-		free(expr);
-		return 0;
+	if (st == NULL)
+		return cg_index_query_fail(
+		    idx, sqlite3_errcode(cg_index_db(idx)), "search page", err);
+	sqlite3_bind_int64(st, 1, x->page);
+	cg_search_filter_bind(st, o->f);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *u = (const char *)sqlite3_column_text(st, 1);
+		const char *cf = (const char *)sqlite3_column_text(st, 2);
+
+		x->path = strdup((const char *)sqlite3_column_text(st, 0));
+		(void)snprintf(x->updated_at, sizeof(x->updated_at), "%s",
+		               u ? u : "");
+		(void)snprintf(x->confidence, sizeof(x->confidence), "%s",
+		               cf ? cf : "");
+		x->conf = sqlite3_column_int(st, 3);
+		rc = x->path != NULL
+		         ? 1
+		         : cg_err_set(err, CG_ENOMEM, "search: out of memory");
+	} else {
+		rc = rc == SQLITE_DONE
+		         ? 0
+		         : cg_index_query_fail(idx, rc, "search page", err);
 	}
-	set_rank(idx, o->g, m);
-	(void)snprintf(sql, sizeof(sql),
-	               "SELECT sec.rowid, cg_rank(sec) AS score, "
-	               "sec.line_start, sec.line_end FROM sec JOIN pages p ON "
-	               "p.id = (sec.rowid >> %d) WHERE sec MATCH ?1%s ORDER BY "
-	               "score DESC, p.updated_at DESC, p.conf_rank DESC, "
-	               "p.path",
-	               CG_SEC_SHIFT, CG_SEARCH_FILTER_SQL);
-	st = cached(idx, sql);
-	if (st == NULL) {
-		free(expr);
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* A page's best section is known: it joins the list if it can. */
+static int
+offer(cg_index *idx, const cg_search_opts *o, cg_cands *c, cg_cand *best,
+      cg_err *err)
+{
+	int rc;
+
+	if (best->page < 0 || best->m == CG_MATCH_NONE ||
+	    cands_below(c, best->m, best->score))
+		return 0;
+	rc = page_keys(idx, o, best, err);
+	if (rc > 0)
+		cands_insert(c, best);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * One ranking pass over the rows of expr, in rowid order, so that the
+ * sections of a page come together (rowid = page << CG_SEC_SHIFT | n).
+ * cg_match(sec) classifies and scores each row; a page keeps its best
+ * section (class, then score; the first of equal ones), and only a page
+ * that could enter the list is looked up for the filters, the caller's
+ * visibility and its tie keys.
+ */
+static int
+rank_pass(cg_index *idx, const cg_search_opts *o, const char *expr, cg_cands *c,
+          int64_t *walked, cg_err *err)
+{
+	cg_rank_ctx *r = cg_index_rank(idx);
+	sqlite3_stmt *st;
+	cg_cand best = {.page = -1};
+	int rc = 0;
+	int src;
+
+	st = cg_index_stmt(idx, "SELECT rowid, cg_match(sec) FROM sec "
+	                        "WHERE sec MATCH ?1");
+	if (st == NULL)
 		return cg_index_query_fail(idx,
 		                           sqlite3_errcode(cg_index_db(idx)),
 		                           "search prepare", err);
-	}
+	cg_rank_prepare(r, o->q, o->g);
 	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
-	cg_search_filter_bind(st, o->f);
-	rc = SQLITE_DONE;
-	while (c->n < c->limit && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while (rc == 0 && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t rowid = sqlite3_column_int64(st, 0);
-		int64_t page = rowid >> CG_SEC_SHIFT;
+		double score = sqlite3_column_double(st, 1);
+		enum cg_match m = r->last;
 
 		(*walked)++;
-		if (cands_has(c, page))
-			continue;
-		c->v[c->n++] = (struct cand){page,
-		                             rowid,
-		                             sqlite3_column_double(st, 1),
-		                             m,
-		                             sqlite3_column_int(st, 2),
-		                             sqlite3_column_int(st, 3)};
+		if (rowid >> CG_SEC_SHIFT != best.page) {
+			rc = offer(idx, o, c, &best, err);
+			best = (cg_cand){.page = rowid >> CG_SEC_SHIFT,
+			                 .rowid = rowid,
+			                 .score = score,
+			                 .m = m};
+		} else if (m > best.m || (m == best.m && score > best.score)) {
+			best.rowid = rowid;
+			best.score = score;
+			best.m = m;
+		}
 	}
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
-		rc = 0;
-	else
-		rc = cg_index_query_fail(idx, rc, "search match", err);
+	if (rc == 0 && src != SQLITE_DONE)
+		rc = cg_index_query_fail(idx, src, "search match", err);
+	if (rc == 0)
+		rc = offer(idx, o, c, &best, err);
 	sqlite3_reset(st);
+	return rc;
+}
+
+/* The list is settled when it is full of pages in a class that only rows
+ * holding every term can reach: no other row can outrank its last. */
+static bool
+settled(const cg_cands *c)
+{
+	return c->n == c->cap && c->v[c->n - 1].m >= CG_MATCH_ALL;
+}
+
+/*
+ * With terms: first the rows that hold every term (the only ones that can
+ * be PHRASE or ALL); when they settle the list, that is the answer, as
+ * the per-class order gave it (a class never ran once the better ones
+ * filled the limit).  Otherwise one pass over every row any class
+ * matches, from an empty list.
+ */
+static int
+rank_terms(cg_index *idx, const cg_search_opts *o, cg_cands *c, int64_t *walked,
+           cg_err *err)
+{
+	char *expr = cg_query_fts_pass(o->q, o->q->n > 1);
+	int rc;
+
+	if (expr == NULL)
+		return cg_err_set(err, CG_ENOMEM, "search: out of memory");
+	rc = rank_pass(idx, o, expr, c, walked, err);
+	free(expr);
+	if (rc != 0 || o->q->n < 2 || settled(c))
+		return rc;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].path);
+	c->n = 0;
+	expr = cg_query_fts_pass(o->q, false);
+	if (expr == NULL)
+		return cg_err_set(err, CG_ENOMEM, "search: out of memory");
+	rc = rank_pass(idx, o, expr, c, walked, err);
 	free(expr);
 	return rc;
 }
 
 /* Filter-only listing (empty query): newest first. */
 static int
-run_filters(cg_index *idx, const cg_search_opts *o, struct cands *c,
-            int64_t *walked, cg_err *err)
+rank_filters(cg_index *idx, const cg_search_opts *o, cg_cands *c,
+             int64_t *walked, cg_err *err)
 {
-	char sql[1024];
-	sqlite3_stmt *st = NULL;
+	static const char *const sql =
+	    "SELECT p.id, p.path, p.updated_at, p.confidence, p.conf_rank "
+	    "FROM pages p WHERE 1" CG_SEARCH_FILTER_SQL " ORDER BY "
+	    "p.updated_at DESC, p.conf_rank DESC, p.path LIMIT ?7";
+	sqlite3_stmt *st = cg_index_stmt(idx, sql);
 	int rc;
 
-	(void)snprintf(sql, sizeof(sql),
-	               "SELECT p.id, p.nlines FROM pages p WHERE 1%s ORDER BY "
-	               "p.updated_at DESC, p.conf_rank DESC, p.path LIMIT %zu",
-	               CG_SEARCH_FILTER_SQL, c->limit);
-	rc = sqlite3_prepare_v2(cg_index_db(idx), sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return cg_index_query_fail(idx, rc, "search prepare", err);
+	if (st == NULL)
+		return cg_index_query_fail(idx,
+		                           sqlite3_errcode(cg_index_db(idx)),
+		                           "search prepare", err);
 	cg_search_filter_bind(st, o->f);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)c->cap);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && c->n < c->cap) {
+		cg_cand *x = &c->v[c->n];
+		const char *u = (const char *)sqlite3_column_text(st, 2);
+		const char *cf = (const char *)sqlite3_column_text(st, 3);
+
 		(*walked)++;
-		c->v[c->n++] = (struct cand){
-		    sqlite3_column_int64(st, 0), -1, 0.0, CG_MATCH_NONE, 1,
-		    sqlite3_column_int(st, 1)};
+		*x = (cg_cand){.page = sqlite3_column_int64(st, 0),
+		               .rowid = -1,
+		               .m = CG_MATCH_NONE,
+		               .conf = sqlite3_column_int(st, 4)};
+		x->path = strdup((const char *)sqlite3_column_text(st, 1));
+		(void)snprintf(x->updated_at, sizeof(x->updated_at), "%s",
+		               u ? u : "");
+		(void)snprintf(x->confidence, sizeof(x->confidence), "%s",
+		               cf ? cf : "");
+		if (x->path == NULL) {
+			sqlite3_reset(st);
+			return cg_err_set(err, CG_ENOMEM,
+			                  "search: out of memory");
+		}
+		c->n++;
 	}
-	rc = rc == SQLITE_DONE
+	rc = rc == SQLITE_DONE || rc == SQLITE_ROW
 	         ? 0
 	         : cg_index_query_fail(idx, rc, "search filter", err);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
+	return rc;
+}
+
+int
+cg_search_rank(cg_index *idx, const cg_search_opts *o, cg_cands *out,
+               int64_t *walked, cg_err *err)
+{
+	int rc;
+
+	if (cands_init(out, o->limit) != 0)
+		return cg_err_set(err, CG_ENOMEM, "search: out of memory");
+	rc = o->q->n == 0 ? rank_filters(idx, o, out, walked, err)
+	                  : rank_terms(idx, o, out, walked, err);
+	if (rc != 0)
+		cg_cands_fini(out);
 	return rc;
 }
 
 /* --- hits ---------------------------------------------------------------- */
 
-/* The snippet of one column of a row, or NULL when the column holds no
- * match (FTS5 returns the column's start then). */
+/* The snippet of a section: FTS5's rule as the old per-class query used
+ * it (snippet.h), a match in the body, else in the headings (a column
+ * without one gives its start, which holds no "**"), else wherever the
+ * most are. */
 static char *
-snippet_col(cg_index *idx, const char *expr, int64_t rowid, int col)
-{
-	sqlite3_stmt *st = NULL;
-	char *out = NULL;
-
-	st = cached(idx, "SELECT snippet(sec, ?3, '**', '**', '…', 24) "
-	                 "FROM sec WHERE sec MATCH ?1 AND rowid = ?2");
-	if (st == NULL)
-		return NULL;
-	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, rowid);
-	sqlite3_bind_int(st, 3, col);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const char *t = (const char *)sqlite3_column_text(st, 0);
-
-		if (t != NULL && (col < 0 || strstr(t, "**") != NULL))
-			out = strdup(t);
-	}
-	sqlite3_reset(st);
-	return out;
-}
-
-/* Prefers a match in the body, then in the headings, then wherever FTS5
- * finds the most. */
-static char *
-snippet_for(cg_index *idx, const cg_search_opts *o, const struct cand *c)
+snippet_for(const cg_snip_row *row, const cg_search_opts *o, const cg_cand *c)
 {
 	static const int cols[] = {CG_COL_BODY, CG_COL_HEADINGS, -1};
-	char *expr = cg_query_fts(o->q, c->m);
 	char *out = NULL;
 
-	for (size_t i = 0; expr != NULL && out == NULL && i < 3; i++)
-		out = snippet_col(idx, expr, c->rowid, cols[i]);
-	free(expr);
+	for (size_t i = 0; out == NULL && i < 3; i++) {
+		out = cg_snippet(row, o->q, c->m, cols[i]);
+		if (out != NULL && cols[i] >= 0 && strstr(out, "**") == NULL) {
+			free(out);
+			out = NULL;
+		}
+	}
 	return out;
 }
 
@@ -323,7 +449,8 @@ extra_keys(const char *fm_text)
 static const char *const page_sql =
     "SELECT path, title, category, owner, confidence, updated_at, "
     "created_at, expires_at, tags, source_refs, supersedes, claim_key, "
-    "body_hash, fm_status, fm_error, first_line, fm FROM pages WHERE id = ?1";
+    "body_hash, fm_status, fm_error, first_line, fm, nlines FROM pages "
+    "WHERE id = ?1 AND cg_visible(path)";
 
 static json_t *
 hit_from_row(cg_index *idx, sqlite3_stmt *st, json_t *followups)
@@ -357,82 +484,110 @@ hit_from_row(cg_index *idx, sqlite3_stmt *st, json_t *followups)
 	return h;
 }
 
-/* fresh: the source's freshness (cg_corpus_hits_freshness), read once per
- * search, or NULL. */
+/* What a hit says about its match: score, class, line range, snippet
+ * (from the section's row: its text and file lines). */
 static int
-add_hit(cg_index *idx, const cg_search_opts *o, const struct cand *c,
-        const json_t *fresh, json_t *hits, json_t *followups, cg_err *err)
+add_match(cg_index *idx, const cg_search_opts *o, const cg_cand *c, json_t *h,
+          sqlite3_stmt *page, cg_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	json_t *h = NULL;
+	int start = 1;
+	int end = sqlite3_column_int(page, 17);
 	char *snip = NULL;
-	int rc;
+	int rc = SQLITE_DONE;
 
-	st = cached(idx, page_sql);
-	if (st == NULL)
-		return cg_index_query_fail(
-		    idx, sqlite3_errcode(cg_index_db(idx)), "search page", err);
-	sqlite3_bind_int64(st, 1, c->page);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
+	if (c->rowid >= 0) {
+		sqlite3_stmt *st = cg_index_stmt(
+		    idx, "SELECT title, headings, body, tags, meta, "
+		         "line_start, line_end FROM sec WHERE rowid = ?1");
+
+		if (st == NULL)
+			return cg_index_query_fail(
+			    idx, sqlite3_errcode(cg_index_db(idx)),
+			    "search section", err);
+		sqlite3_bind_int64(st, 1, c->rowid);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			cg_snip_row row;
+
+			for (int k = 0; k < CG_NCOLS; k++)
+				row.col[k] =
+				    (const char *)sqlite3_column_text(st, k);
+			start = sqlite3_column_int(st, 5);
+			end = sqlite3_column_int(st, 6);
+			snip = snippet_for(&row, o, c);
+		}
 		sqlite3_reset(st);
-		return rc == SQLITE_DONE
-		           ? 0
-		           : cg_index_query_fail(idx, rc, "search page", err);
 	}
-	h = hit_from_row(idx, st, followups);
-	json_object_set_new(h, "stale", json_false());
-	cg_corpus_hits_decorate(idx, h, fresh);
-	if (c->rowid >= 0)
-		snip = snippet_for(idx, o, c);
-	json_object_set_new(
-	    h, "snippet", snip ? json_string(snip) : cg_index_col_text(st, 15));
-	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return cg_index_query_fail(idx, rc, "search section", err);
+	json_object_set_new(h, "snippet",
+	                    snip ? json_string(snip)
+	                         : cg_index_col_text(page, 15));
 	free(snip);
 	json_object_set_new(h, "score", json_real(c->score));
 	json_object_set_new(h, "match", json_string(cg_match_name(c->m)));
 	json_object_set_new(h, "match_rank", json_integer(c->m));
-	json_object_set_new(h, "line_range",
-	                    json_pack("[i, i]", c->line_start, c->line_end));
+	json_object_set_new(h, "line_range", json_pack("[i, i]", start, end));
 	if (o->explain)
 		json_object_set_new(h, "explain",
 		                    json_pack("{s:s, s:f, s:I}", "class",
 		                              cg_match_name(c->m), "bm25",
 		                              c->score, "section",
 		                              (json_int_t)(c->rowid & 0xffff)));
-	json_array_append_new(hits, h);
 	return 0;
+}
+
+int
+cg_search_fetch(cg_index *idx, const cg_search_opts *o, const cg_cand *c,
+                const json_t *fresh, json_t *hits, json_t *followups,
+                cg_err *err)
+{
+	sqlite3_stmt *st = cg_index_stmt(idx, page_sql);
+	json_t *h;
+	int rc;
+
+	if (st == NULL)
+		return cg_index_query_fail(
+		    idx, sqlite3_errcode(cg_index_db(idx)), "search page", err);
+	sqlite3_bind_int64(st, 1, c->page);
+	rc = sqlite3_step(st);
+	/* A page gone since it was ranked (or another under its id), or one
+	 * the caller may not see (a fetch names pages by id), is left out. */
+	if (rc != SQLITE_ROW ||
+	    (c->path != NULL &&
+	     strcmp((const char *)sqlite3_column_text(st, 0), c->path) != 0)) {
+		sqlite3_reset(st);
+		return rc == SQLITE_DONE || rc == SQLITE_ROW
+		           ? 0
+		           : cg_index_query_fail(idx, rc, "search page", err);
+	}
+	h = hit_from_row(idx, st, followups);
+	json_object_set_new(h, "stale", json_false());
+	cg_corpus_hits_decorate(idx, h, fresh);
+	rc = add_match(idx, o, c, h, st, err);
+	sqlite3_reset(st);
+	if (rc == 0)
+		json_array_append(hits, h);
+	json_decref(h);
+	return rc;
 }
 
 int
 cg_search_run(cg_index *idx, const cg_search_opts *o, json_t *hits,
               json_t *followups, int64_t *walked, cg_err *err)
 {
-	static const enum cg_match order[] = {CG_MATCH_PHRASE, CG_MATCH_ALL,
-	                                      CG_MATCH_SOME, CG_MATCH_META};
-	struct cands c = {NULL, 0, 0};
+	cg_cands c;
 	json_t *fresh;
-	int rc = 0;
+	int rc = cg_search_rank(idx, o, &c, walked, err);
 
-	c.limit = o->limit < 1
-	              ? 1
-	              : (size_t)(o->limit > SEARCH_MAX_LIMIT ? SEARCH_MAX_LIMIT
-	                                                     : o->limit);
-	c.v = calloc(c.limit, sizeof(*c.v));
-	if (c.v == NULL)
-		return cg_err_set(err, CG_ENOMEM, "search: out of memory");
-	if (o->q->n == 0)
-		rc = run_filters(idx, o, &c, walked, err);
-	for (size_t i = 0; o->q->n > 0 && i < 4 && rc == 0; i++) {
-		if (order[i] == CG_MATCH_SOME && o->q->n < 2)
-			continue;
-		rc = run_class(idx, o, order[i], &c, walked, err);
-	}
+	if (rc != 0)
+		return rc;
 	fresh = c.n > 0 ? cg_corpus_hits_freshness(idx) : NULL;
 	for (size_t i = 0; i < c.n && rc == 0; i++)
-		rc = add_hit(idx, o, &c.v[i], fresh, hits, followups, err);
+		rc = cg_search_fetch(idx, o, &c.v[i], fresh, hits, followups,
+		                     err);
 	json_decref(fresh);
-	free(c.v);
+	cg_cands_fini(&c);
 	return rc;
 }
 
@@ -487,4 +642,56 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 			return rc;
 	}
 	return 0;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a;
+	uint64_t y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+json_t *
+cg_search_claim_hashes(cg_index *idx)
+{
+	sqlite3_stmt *st = cg_index_stmt(idx, "SELECT claim_key FROM pages");
+	uint64_t *v = NULL;
+	size_t n = 0;
+	size_t cap = 0;
+	cg_buf b;
+	json_t *out = NULL;
+
+	if (st == NULL)
+		return json_string("");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+
+		if (k == NULL)
+			continue;
+		if (cg_vec_reserve((void **)&v, &cap, n, sizeof(*v)) != 0) {
+			sqlite3_reset(st);
+			free(v);
+			return NULL;
+		}
+		v[n++] = cg_hash64(k, strlen(k));
+	}
+	sqlite3_reset(st);
+	qsort(v, n, sizeof(*v), cmp_u64);
+	cg_buf_init(&b, SIZE_MAX / 2);
+	for (size_t i = 0; i < n; i++) {
+		static const char hex[] = "0123456789abcdef";
+		char d[16];
+
+		for (int k = 0; k < 16; k++)
+			d[k] = hex[(v[i] >> (60 - 4 * k)) & 0xf];
+		if (cg_buf_append(&b, d, sizeof(d)) != 0)
+			goto out;
+	}
+	out = json_string(cg_buf_str(&b));
+out:
+	cg_buf_fini(&b);
+	free(v);
+	return out;
 }

@@ -30,6 +30,7 @@ static const struct op {
     {"sync", cg_op_sync, true},
     {"stats", cg_op_stats, false},
     {"search", cg_op_search, false},
+    {"fetch", cg_op_fetch, false},
     {"claims", cg_op_claims, false},
     {"problems", cg_op_problems, false},
     {"read", cg_op_read, false},
@@ -146,7 +147,7 @@ cg_node_handle(cg_node *n, const json_t *req)
 	if (op == NULL)
 		return cg_wire_reply_error(
 		    cg_node_name(n), id, CG_EINVAL,
-		    "unknown operation (valid: sync, stats, search, claims, "
+		    "unknown operation (valid: sync, stats, search, fetch, claims, "
 		    "problems, read, peek, links, backlinks, resolve, list, "
 		    "map, grep, status)");
 	return answer(n, op, req);

@@ -46,7 +46,8 @@ cg_node_new(cg_node **out, const cg_node_opts *opts, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	}
 	for (size_t i = 0; i < opts->nsources && rc == 0; i++) {
-		cg_index_opts io = {opts->cache_dir, &opts->sources[i]};
+		cg_index_opts io = {opts->cache_dir, &opts->sources[i],
+		                    opts->oneshot};
 
 		n->src[i].name = strdup(opts->sources[i].name);
 		if (n->src[i].name == NULL)

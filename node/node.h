@@ -32,6 +32,7 @@ typedef struct cg_node_opts {
 	const char *cache_dir;    /* index cache root */
 	const cg_source *sources; /* borrowed; each index keeps a copy */
 	size_t nsources;
+	int oneshot; /* cg_index_opts.oneshot for every source */
 } cg_node_opts;
 
 int cg_node_new(cg_node **out, const cg_node_opts *opts, cg_err *err);

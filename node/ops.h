@@ -37,11 +37,23 @@ typedef int cg_op_fn(cg_node *n, const json_t *args, json_t *res, cg_err *err);
  *            reparsed, added, deleted, skipped, rebuild_reason?}}}.  One
  *            source that cannot sync keeps its last index and does not
  *            hold the others back; the first failure is the reply.
- *   stats    {q} -> {stats}: the query's local statistics, summed over
- *            the sources (proto/stats.h).
- *   search   {q, filters, stats, limit (20), explain} -> {hits[],
- *            per_source{name: {candidates, hits}}, followups[], corpora?}
- *            scored with the global stats the federation summed.
+ *   stats    {q, claims?} -> {stats, per_source: {name: {epoch, nrows,
+ *            tot, df, df_phrase, claims?}}}: the query's local statistics
+ *            (proto/stats.h), summed and per source, with each source's
+ *            epoch (index.h) and, when asked, the hashes of its claim keys
+ *            (index/search.h), which the federation caches per epoch.
+ *   search   {q, filters, stats, epochs?, limit (20), explain, mode?} ->
+ *            {hits[] | candidates[], per_source{name: {candidates, hits}},
+ *            followups[], corpora?}: scored with the global stats the
+ *            federation summed.  The node's best limit over its sources in
+ *            the one hit order (proto/order.h); mode "rank": candidates
+ *            {source, path, page, rowid, score, match_rank, updated_at,
+ *            confidence} (the query phase), else their hits.  When a
+ *            source's epoch is not the one in epochs: {stale: {name:
+ *            stats as above}} and nothing else, to be asked again.
+ *   fetch    {q, explain, items: [candidates]} -> {hits[], followups[]}:
+ *            the hits of candidates this node gave (the fetch phase; a
+ *            page gone since is left out), in the items' order.
  *   claims   {keys[]} -> {pages[]}: the pages whose claim key is one of
  *            keys (for the conflict check).
  *   problems {} -> {problems[]}: what the last syncs could not index.
@@ -50,6 +62,7 @@ typedef int cg_op_fn(cg_node *n, const json_t *args, json_t *res, cg_err *err);
 cg_op_fn cg_op_sync;
 cg_op_fn cg_op_stats;
 cg_op_fn cg_op_search;
+cg_op_fn cg_op_fetch;
 cg_op_fn cg_op_claims;
 cg_op_fn cg_op_problems;
 

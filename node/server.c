@@ -147,7 +147,8 @@ copy_names(cg_server *s, const cg_server_opts *o, cg_err *err)
 static int
 open_nodes(cg_server *s, cg_err *err)
 {
-	cg_node_opts o = {s->name, s->cache, s->ws.sources, s->ws.nsources};
+	cg_node_opts o = {s->name, s->cache, s->ws.sources, s->ws.nsources,
+	                  s->on_demand};
 	int rc = cg_node_new(&s->reader, &o, err);
 
 	if (rc == 0)

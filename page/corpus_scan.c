@@ -83,6 +83,7 @@ overlay_of(const json_t *secmap, const cg_hm_entry *e)
 	json_object_set_new(o, "entry", json_string(e->id));
 	set_opt(o, "source", e->source);
 	set_opt(o, "doc", e->path);
+	set_opt(o, "url", e->url); /* llms-txt sources: the page's URL */
 	set_opt(o, "title", e->title);
 	set_opt(o, "summary", e->summary);
 	set_opt(o, "category", e->category);
@@ -133,7 +134,8 @@ add_entry(cg_scan *out, const cg_corpus *c, const json_t *secmap,
 		virt = false;
 		why = NULL;
 	} else {
-		why = "document not fetched or missing";
+		why = e->url != NULL ? "not cached yet (an llms-txt page)"
+		                     : "document not fetched or missing";
 	}
 	if (rel == NULL || ov == NULL) {
 		rc = CG_ENOMEM;

@@ -303,6 +303,48 @@ cg_query_fts(const cg_query *q, enum cg_match m)
 	return cg_buf_take(&b);
 }
 
+bool
+cg_query_has_phrase(const cg_query *q)
+{
+	return q != NULL && q->n > 0 && q->phrase != NULL && !phrase_is_all(q);
+}
+
+char *
+cg_query_fts_pass(const cg_query *q, bool all)
+{
+	cg_buf b;
+	int rc = 0;
+
+	if (q == NULL || q->n == 0)
+		return NULL;
+	cg_buf_init(&b, FTS_EXPR_MAX);
+	for (size_t i = 0; rc == 0 && i < q->n; i++) {
+		if (i > 0)
+			rc = cg_buf_puts(&b, all ? " AND " : " OR ");
+		if (rc == 0)
+			rc = put_quoted(&b, q->terms[i].text);
+	}
+	/* The phrase, as phrase n, without changing the rows: under AND, in
+	 * a clause the first term already satisfies. */
+	if (rc == 0 && cg_query_has_phrase(q)) {
+		rc = cg_buf_puts(&b, all ? " AND (" : " OR ");
+		if (rc == 0)
+			rc = put_quoted(&b, q->phrase);
+		if (rc == 0 && all) {
+			rc = cg_buf_puts(&b, " OR ");
+			if (rc == 0)
+				rc = put_quoted(&b, q->terms[0].text);
+			if (rc == 0)
+				rc = cg_buf_putc(&b, ')');
+		}
+	}
+	if (rc != 0) {
+		cg_buf_fini(&b);
+		return NULL;
+	}
+	return cg_buf_take(&b);
+}
+
 char *
 cg_query_phrase_text(const cg_query *q)
 {

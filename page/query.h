@@ -39,6 +39,7 @@
 #ifndef CG_QUERY_H
 #define CG_QUERY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/cg_err.h"
@@ -96,6 +97,24 @@ const char *cg_match_name(enum cg_match m);
  * SOME and META the terms in query order.
  */
 char *cg_query_fts(const cg_query *q, enum cg_match m);
+
+/* True when the PHRASE class applies: two or more terms, or one term whose
+ * tokens repeat ("foo foo"); then cg_query_fts(q, CG_MATCH_PHRASE) is not
+ * NULL. */
+bool cg_query_has_phrase(const cg_query *q);
+
+/*
+ * The expression of a ranking pass (index/search.c): every term, in query
+ * order, over all five columns, joined by OR (all false: every row any
+ * class matches) or AND (all true: the rows that hold every term, the
+ * only ones that can be PHRASE or ALL), then, when cg_query_has_phrase(),
+ * the whole phrase: "t1" OR "t2" ... OR "p1 p2 ...", or
+ * "t1" AND "t2" ... AND ("p1 p2 ..." OR "t1").  Phrase i of the expression
+ * is term i, phrase n the whole phrase; the ranking function tells each
+ * row's class from their instances (a repeated phrase after n is
+ * ignored).  malloc'd; NULL when n == 0 or on allocation failure.
+ */
+char *cg_query_fts_pass(const cg_query *q, bool all);
 
 /* The single phrase of all tokens in order, as in the PHRASE class ("a b
  * 限 衍"), a malloc'd copy of q->phrase; NULL when n == 0. */

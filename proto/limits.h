@@ -17,4 +17,7 @@
 #define CG_GREP_DEFAULT_MAX 200
 #define CG_GREP_MAX_MAX     10000
 
+/* fetch: hits asked of one node at once (the search limit's cap). */
+#define CG_FETCH_MAX_ITEMS 500
+
 #endif

@@ -18,6 +18,7 @@
 #include "cgproc.h"
 #include "cgtest.h"
 #include "common/cg_buf.h"
+#include "common/cg_json.h"
 
 #define TOK_BILLING "billing-only-secret-0123456789"
 #define TOK_NODRAFT "no-draft-secret-0123456789abcd"
@@ -262,6 +263,29 @@ static const char *const routes[] = {
 /* Removes what an answer echoes of the request (the query, its terms, a
  * grep pattern, a resolved name, an error message quoting the asked path):
  * the caller wrote those words, so they are not leaks. */
+/* An item holding only the address the caller asked and an error (a peek
+ * of a page that is hidden or missing, answered alike): an echo. */
+static int
+echo_item(json_t *v)
+{
+	static const char *const addr[] = {"workspace", "source", "path",
+	                                   "uri",       "error",  NULL};
+	const char *key;
+	json_t *child;
+
+	if (json_object_get(v, "error") == NULL)
+		return 0;
+	json_object_foreach(v, key, child) {
+		size_t k = 0;
+
+		while (addr[k] != NULL && strcmp(addr[k], key) != 0)
+			k++;
+		if (addr[k] == NULL)
+			return 0;
+	}
+	return 1;
+}
+
 static void
 scrub(json_t *v, int in_error)
 {
@@ -279,6 +303,10 @@ scrub(json_t *v, int in_error)
 	}
 	if (!json_is_object(v))
 		return;
+	if (echo_item(v)) {
+		json_object_clear(v);
+		return;
+	}
 	json_object_foreach_safe(v, tmp, key, child) {
 		int drop = in_error && strcmp(key, "message") == 0;
 
@@ -470,6 +498,46 @@ test_visible_pages_still_answer(void **state)
 	free(body);
 }
 
+/* The error of a one-item peek answer, "" when it has no item. */
+static char *
+peek_error(const char *uri_query)
+{
+	char url[512];
+	char *body = NULL;
+	json_t *a;
+	const json_t *item;
+	char *code;
+
+	(void)snprintf(url, sizeof(url), "/v1/peek?uris=%s", uri_query);
+	assert_int_equal(http(TOK_NODRAFT, url, NULL, &body), 200);
+	a = json_loads(body, 0, NULL);
+	assert_non_null(a);
+	item = json_array_get(json_object_get(a, "pages"), 0);
+	code = strdup(
+	    item == NULL ? ""
+	                 : cg_json_str(json_object_get(item, "error"), "code"));
+	json_decref(a);
+	free(body);
+	return code;
+}
+
+/* peek tells a hidden page from a missing one in no way (issue 15,
+ * finding 7): both are an item with the same error. */
+static void
+peek_hidden_like_missing(void)
+{
+	char *hidden = peek_error("cg%3A%2F%2Facme%2Fbilling%2F.guild%2Fwiki%2F"
+	                          "standards%2Frefund-draft.md");
+	char *missing =
+	    peek_error("cg%3A%2F%2Facme%2Fbilling%2F.guild%2Fwiki%2F"
+	               "standards%2Frefund-nothere.md");
+
+	assert_string_equal(missing, "not_found");
+	assert_string_equal(hidden, missing);
+	free(hidden);
+	free(missing);
+}
+
 static void
 test_hidden_is_not_found(void **state)
 {
@@ -495,6 +563,7 @@ test_hidden_is_not_found(void **state)
 	json_decref(b);
 	free(hidden);
 	free(missing);
+	peek_hidden_like_missing();
 }
 
 static void

@@ -42,25 +42,9 @@ cleanup() {
 trap cleanup EXIT
 
 ws="$tmp/acme"
-page() { # page FILE FRONTMATTER BODY
-	mkdir -p "$(dirname "$ws/$1")"
-	printf -- '---\n%b\n---\n%b' "$2" "$3" >"$ws/$1"
-}
-mkdir -p "$ws/.guild"
-cat >"$ws/.guild/workspace.json" <<'EOF'
-{"schema": "guild.workspace.v1", "root_wiki": true,
- "sub_guilds": [{"name": "api", "path": "services/api", "kind": "service",
-                 "has_wiki": true}]}
-EOF
-page .guild/wiki/decisions/use-postgres.md \
-	'type: decision\ntitle: Use Postgres\naliases: [pg-choice]\ntags: [db]\nupdated_at: 2026-01-10' \
-	'# Use Postgres\n\nWe chose Postgres for storage. See [[caching]].\n\n## Why\n\nTransactions.\n'
-page .guild/wiki/concepts/caching.md 'type: concept' \
-	'# Caching\n\nBack to [[use-postgres]].\n'
-page .guild/wiki/context/overview.md 'type: context' \
-	'# Overview\n\nThe root overview.\n'
-page services/api/.guild/wiki/concepts/auth-flow.md 'type: concept' \
-	'# Auth Flow\n\nSessions live in [[root/Use Postgres]].\n'
+# shellcheck source=../mcp/workspace.sh
+. "$mcp_dir/workspace.sh"
+mcp_workspace "$ws"
 
 "$CG_BIN" serve --workspace "$ws" --listen http://127.0.0.1:0 \
 	--cache "$tmp/cache" >"$tmp/serve.out" 2>"$tmp/serve.err" &

@@ -1,8 +1,10 @@
-// client.mjs - drives corpus-gw's MCP endpoint with the official MCP
-// TypeScript SDK client (@modelcontextprotocol/sdk) over Streamable HTTP,
-// the way Claude Code and other agents do (issue 5, acceptance 1).
+// client.mjs - drives corpus-gw's MCP server with the official MCP
+// TypeScript SDK client (@modelcontextprotocol/sdk) over Streamable HTTP
+// or stdio, the way Claude Code and other agents do (issue 5, acceptance
+// 1; issue 13, acceptance 1 and 2).
 //
 //   node client.mjs http://127.0.0.1:PORT/mcp
+//   node client.mjs --stdio CORPUS_GW mcp --workspace DIR ...
 //
 // It connects (initialize + notifications/initialized, and the SDK's GET
 // probe, which must get 405), pings, lists the tools, checks that each has
@@ -13,14 +15,24 @@
 // with its required arguments filled in from its schema; one whose
 // arguments cannot be guessed fails the run (add it to ARGS below).  Then
 // it checks that a tool failure is a result with isError true and that an
-// unknown tool is a JSON-RPC error.  Exits 0 when all holds, 1 otherwise;
-// it must never pass without talking to the server.
+// unknown tool is a JSON-RPC error.  Every tool must have a title and an
+// outputSchema, and every answer's structuredContent is checked against
+// that schema here (Ajv, besides the SDK's own check), its `text` must be
+// the compact rendering (shorter than the answer's JSON); the pages must
+// be listed and readable as resources.  Exits 0 when all holds, 1
+// otherwise; it must never pass without talking to the server.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import AjvModule from 'ajv';
 
+const Ajv = AjvModule.default ?? AjvModule;
+const ajv = new Ajv({ strict: false, allErrors: true });
+const stdio = process.argv[2] === '--stdio';
 const url = process.argv[2];
-if (!url) {
-  console.error('usage: node client.mjs http://127.0.0.1:PORT/mcp');
+if (!url || (stdio && process.argv.length < 4)) {
+  console.error('usage: node client.mjs http://127.0.0.1:PORT/mcp\n' +
+    '       node client.mjs --stdio COMMAND [ARGS...]');
   process.exit(2);
 }
 
@@ -132,12 +144,53 @@ async function callOk(client, tool, args) {
     `${tool.name} has a text content`);
   check(isObject(res.structuredContent),
     `${tool.name} has structuredContent`);
+  if (isObject(tool.outputSchema) && isObject(res.structuredContent)) {
+    const valid = ajv.validate(tool.outputSchema, res.structuredContent);
+    check(valid, `${tool.name} structuredContent matches its outputSchema` +
+      (valid ? '' : `: ${ajv.errorsText(ajv.errors)}`));
+    // The text is the compact rendering, not the answer's JSON (read
+    // returns the page itself, whose text may be as long as its JSON).
+    if (tool.name !== 'corpus_read')
+      check(typeof text === 'string' &&
+        text.length < JSON.stringify(res.structuredContent, null, 2).length &&
+        !text.trimStart().startsWith('{'),
+      `${tool.name} text is the compact rendering`);
+  }
   return res.structuredContent ?? {};
+}
+
+// The pages as resources: listed, read by uri, a template for cg:// uris,
+// and a missing page is a JSON-RPC error.
+async function checkResources(client, uri) {
+  check(client.getServerCapabilities()?.resources !== undefined,
+    'initialize: resources capability');
+  const { resources } = await client.listResources();
+  const page = (resources ?? []).find((r) => r.uri === uri);
+  check(page !== undefined && page.mimeType === 'text/markdown' &&
+    page.title === 'Use Postgres', 'resources/list has the page');
+  const read = await client.readResource({ uri });
+  check(read.contents?.[0]?.uri === uri &&
+    /We chose Postgres/.test(read.contents?.[0]?.text ?? ''),
+  'resources/read returns the page text');
+  const { resourceTemplates } = await client.listResourceTemplates();
+  check((resourceTemplates ?? []).some((t) =>
+    /^cg:\/\/\{workspace\}/.test(t.uriTemplate)),
+  'resources/templates/list has the cg:// template');
+  let missing = false;
+  try {
+    await client.readResource({ uri: uri.replace(/[^/]+$/, 'nope.md') });
+  } catch (e) {
+    missing = true;
+  }
+  check(missing, 'resources/read of a missing page is an error');
 }
 
 async function main() {
   const client = new Client({ name: 'corpus-gw-sdk-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const transport = stdio
+    ? new StdioClientTransport({ command: process.argv[3],
+      args: process.argv.slice(4), stderr: 'inherit' })
+    : new StreamableHTTPClientTransport(new URL(url));
   await client.connect(transport);
   check(client.getServerVersion()?.name === 'corpus-gw',
     'initialize: serverInfo.name is corpus-gw');
@@ -159,10 +212,16 @@ async function main() {
     check(t.annotations?.readOnlyHint === true, `${t.name} readOnlyHint`);
     check(typeof t.description === 'string' && t.description.length > 20,
       `${t.name} has a description`);
+    check(typeof t.title === 'string' && t.title.length > 0,
+      `${t.name} has a title`);
+    check(isObject(t.outputSchema) && t.outputSchema.type === 'object',
+      `${t.name} has an object outputSchema`);
   }
   const search = tools.find((t) => t.name === 'corpus_search');
   check(/lexical/i.test(search?.description ?? ''),
     'corpus_search says it is lexical');
+  check((search?.inputSchema?.required ?? []).includes('q'),
+    'corpus_search marks q required');
   const grep = tools.find((t) => t.name === 'corpus_grep');
   check(/never-miss|exhaustive/i.test(grep?.description ?? ''),
     'corpus_grep says it is the never-miss path');
@@ -182,6 +241,8 @@ async function main() {
     if (t === search) continue;
     checkAnswer(t.name, await callOk(client, t, argsFor(t, uri)));
   }
+
+  await checkResources(client, uri);
 
   // A tool failure is a result with isError, not a protocol error.
   const bad = await client.callTool({

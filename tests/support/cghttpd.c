@@ -68,6 +68,7 @@ struct cghttpd {
 	long by_status[600];         /* answers sent, by status */
 	long long rate_reset;        /* last X-RateLimit-Reset sent */
 	char *last[CGHTTPD_NFIELDS]; /* the last request's fields */
+	char *docroot;               /* /site/ is served from here, or NULL */
 };
 
 /* The knobs as they were when a request arrived. */
@@ -79,6 +80,7 @@ struct snap {
 	bool chunked;
 	char *body; /* a copy, or NULL */
 	size_t body_len;
+	char *docroot; /* a copy, or NULL */
 };
 
 /* An answer, decided before it is sent. */
@@ -87,11 +89,12 @@ struct answer {
 	char *body; /* malloc'd (may be NULL when len is 0) */
 	size_t len;
 	const char *type;
-	char *etag;        /* malloc'd ETag header value, or NULL */
-	long long reset;   /* rate-limit headers when > 0 */
-	bool retry;        /* Retry-After too */
-	char location[64]; /* Location header when not "" */
+	char *etag;         /* malloc'd ETag header value, or NULL */
+	long long reset;    /* rate-limit headers when > 0 */
+	bool retry;         /* Retry-After too */
+	char location[512]; /* Location header when not "" */
 	bool chunked;
+	bool endless; /* a body that never ends (the site's /endless) */
 };
 
 /* A body sent in chunks of unknown total length. */
@@ -398,6 +401,78 @@ found(const struct snap *s, const char *sha, const char *accept,
 	return a->body ? 0 : CG_ENOMEM;
 }
 
+/* --- the static site (cghttpd_set_docroot) ------------------------------- */
+
+/* The answer to GET /site/<rel>: see cghttpd.h. */
+static int
+site(const struct snap *s, const char *rel, const char *inm, struct answer *a)
+{
+	char *path;
+	char *text = NULL;
+	size_t len = 0;
+	cg_err e;
+
+	cg_err_clear(&e);
+	if (strcmp(rel, "endless") == 0) {
+		a->status = 200;
+		a->endless = true;
+		a->type = "text/markdown";
+		return 0;
+	}
+	if (strstr(rel, "..") != NULL || rel[0] == '/')
+		return error_body(a, 404, "Not Found", NULL);
+	path = fmt_new("%s/%s", s->docroot, rel);
+	if (path == NULL)
+		return CG_ENOMEM;
+	if (cg_file_read(path, 64u << 20, &text, &len, &e) == 0) {
+		a->etag = fmt_new("\"%016llx\"",
+		                  (unsigned long long)cg_hash64(text, len));
+		a->type = "text/markdown; charset=utf-8";
+		if (inm != NULL && a->etag != NULL &&
+		    strcmp(inm, a->etag) == 0) {
+			a->status = 304;
+			free(text);
+		} else {
+			a->status = 200;
+			a->body = text;
+			a->len = len;
+		}
+		free(path);
+		return 0;
+	}
+	free(text);
+	text = fmt_new("%s.redirect", path);
+	free(path);
+	path = text;
+	text = NULL;
+	if (path != NULL && cg_file_read(path, 400, &text, &len, &e) == 0) {
+		while (len > 0 &&
+		       (text[len - 1] == '\n' || text[len - 1] == ' '))
+			text[--len] = '\0';
+		a->status = 302;
+		(void)snprintf(a->location, sizeof(a->location), "%s", text);
+		free(text);
+		free(path);
+		return 0;
+	}
+	free(path);
+	return error_body(a, 404, "Not Found", NULL);
+}
+
+int
+cghttpd_set_docroot(cghttpd *h, const char *dir)
+{
+	char *d = dir != NULL ? strdup(dir) : NULL;
+
+	if (dir != NULL && d == NULL)
+		return CG_ENOMEM;
+	lock(h);
+	free(h->docroot);
+	h->docroot = d;
+	unlock(h);
+	return 0;
+}
+
 /* Looks the path up (under the lock) and decides. */
 static int
 route(cghttpd *h, const struct snap *s, const char *path, const char *method,
@@ -414,6 +489,8 @@ route(cghttpd *h, const struct snap *s, const char *path, const char *method,
 		return failure(h, s, auth, a);
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return error_body(a, 405, "Method Not Allowed", auth);
+	if (s->docroot != NULL && strncmp(path, "/site/", 6) == 0)
+		return site(s, path + 6, hdr[CGHTTPD_IF_NONE_MATCH], a);
 	if (!parse_path(path, &repo, &ref))
 		return error_body(a, 404, "Not Found", auth);
 	lock(h);
@@ -457,11 +534,33 @@ chunk_free(void *cls)
 	free(k);
 }
 
+/* The site's /endless: Markdown lines for as long as the client reads. */
+static ssize_t
+endless_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	static const char line[] = "- [more](more.md): and more\n";
+	size_t n = 0;
+
+	(void)cls;
+	(void)pos;
+	while (n + sizeof(line) - 1 <= max) {
+		memcpy(buf + n, line, sizeof(line) - 1);
+		n += sizeof(line) - 1;
+	}
+	if (n == 0)
+		buf[n++] = '\n';
+	return (ssize_t)n;
+}
+
 static struct MHD_Response *
 make_response(struct answer *a)
 {
 	struct chunks *k;
 	struct MHD_Response *r;
+
+	if (a->endless)
+		return MHD_create_response_from_callback(
+		    MHD_SIZE_UNKNOWN, 4096, endless_read, NULL, NULL);
 
 	if (!a->chunked)
 		return MHD_create_response_from_buffer(
@@ -541,6 +640,7 @@ arrive(cghttpd *h, const char *const *fields, struct snap *s)
 	s->chunked = h->chunked;
 	s->body = NULL;
 	s->body_len = 0;
+	s->docroot = h->docroot != NULL ? strdup(h->docroot) : NULL;
 	if (h->body != NULL) {
 		s->body = malloc(h->body_len + 1);
 		if (s->body != NULL) {
@@ -642,6 +742,7 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 	free(a.body);
 	free(a.etag);
 	free(s.body);
+	free(s.docroot);
 	return ok;
 }
 
@@ -758,6 +859,7 @@ cghttpd_stop(cghttpd *h)
 	shut(h);
 	table_fini(&h->refs);
 	free(h->body);
+	free(h->docroot);
 	for (int f = 0; f < CGHTTPD_NFIELDS; f++)
 		free(h->last[f]);
 	pthread_cond_destroy(&h->cv);

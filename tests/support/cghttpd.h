@@ -1,7 +1,9 @@
 /*
  * cghttpd.h - a fake GitHub commits API on loopback, for the freshness
- * probe's tests and benchmarks (libmicrohttpd, one thread per connection,
- * bound to 127.0.0.1 only).  It must never be linked into the product.
+ * probe's tests and benchmarks, which can also serve a static site (the
+ * llms.txt sources' tests and benchmark).  libmicrohttpd, one thread per
+ * connection, bound to 127.0.0.1 only.  It must never be linked into the
+ * product.
  *
  *   GET /repos/{owner}/{name}/commits/{ref}   (ref as decoded by the server)
  *     known      200, ETag "\"<sha>\"", body <sha> when Accept is exactly
@@ -10,6 +12,14 @@
  *     unknown    repo: 404 {"message":"Not Found",...}; known repo and
  *                unknown ref: 422 {"message":"No commit found for SHA: ..."}
  *                (as GitHub answers)
+ *   GET /site/<rel>   once cghttpd_set_docroot(dir) is called: a static
+ *              site (an llms.txt manifest and its pages) read from dir at
+ *              each request, so a test edits it between runs:
+ *     a file dir/<rel>   200 with ETag "\"<FNV-1a hex of the bytes>\"", 304
+ *                when If-None-Match equals it
+ *     dir/<rel>.redirect (and no dir/<rel>)   302, Location = its text
+ *     endless    200, chunked, a body that never ends
+ *     else       404 (also for ".." anywhere in rel)
  *   anything else: 404; a method other than GET or HEAD: 405.
  *
  * Knobs (all thread-safe; a mutex guards the state the server thread
@@ -64,6 +74,9 @@ int cghttpd_pause(cghttpd *h, bool down);
 
 /* What /repos/{repo}/commits/{ref} answers; sha NULL forgets the ref. */
 int cghttpd_set(cghttpd *h, const char *repo, const char *ref, const char *sha);
+
+/* Serves /site/ from dir (a copy; NULL stops): see above. */
+int cghttpd_set_docroot(cghttpd *h, const char *dir);
 
 /*
  * Replaces every ref with the lines of a file, "owner/name ref sha" (blank

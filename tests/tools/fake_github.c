@@ -3,6 +3,7 @@
  * tests/support/cghttpd.h as a process, for benchmarks and shell tests:
  *
  *   cg-fake-github --port N --shas FILE [--log FILE] [--delay-ms MS]
+ *                  [--docroot DIR]
  *
  * FILE holds lines "owner/name ref sha" ('#' comments and blank lines
  * skipped); it is read again whenever its mtime, size or inode changes
@@ -14,7 +15,9 @@
  * "METHOD path status bytes" per request (path %XX-escaped where not
  * printable, bytes = body bytes).  With --delay-ms, every answer waits MS
  * milliseconds (a slow API; a delay longer than the client's timeout is an
- * API that accepts connections and never answers).  Exit 2 on bad usage
+ * API that accepts connections and never answers).  With --docroot, GET
+ * /site/<rel> serves DIR/<rel> with ETags (cghttpd_set_docroot: the
+ * llms.txt bench).  Exit 2 on bad usage
  * or a bad FILE at
  * startup, 1 when the server cannot start.  Binds 127.0.0.1 only; must
  * never be installed with the product.
@@ -36,13 +39,14 @@
 
 static const char usage[] =
     "usage: cg-fake-github --port N --shas FILE [--log FILE] "
-    "[--delay-ms MS]\n";
+    "[--delay-ms MS] [--docroot DIR]\n";
 
 struct opts {
 	int port;
 	const char *shas;
 	const char *log;
-	int delay_ms; /* before every answer */
+	int delay_ms;        /* before every answer */
+	const char *docroot; /* /site/ served from here, or NULL */
 };
 
 /* What identifies a version of the shas file. */
@@ -87,6 +91,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 			o->shas = argv[++i];
 		} else if (strcmp(a, "--log") == 0) {
 			o->log = argv[++i];
+		} else if (strcmp(a, "--docroot") == 0) {
+			o->docroot = argv[++i];
 		} else if (strcmp(a, "--delay-ms") == 0) {
 			if (!parse_num(argv[++i], 86400000L, &o->delay_ms))
 				return CG_EINVAL;
@@ -196,6 +202,12 @@ main(int argc, char **argv)
 	}
 	cghttpd_set_log(h, log);
 	cghttpd_set_delay_ms(h, o.delay_ms);
+	if (o.docroot != NULL && cghttpd_set_docroot(h, o.docroot) != 0) {
+		cghttpd_stop(h);
+		if (log != NULL)
+			fclose(log);
+		return 1;
+	}
 	printf("listening http://127.0.0.1:%d\n", cghttpd_port(h));
 	fflush(stdout);
 	serve(h, o.shas, &last, &sigs);

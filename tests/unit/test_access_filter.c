@@ -68,6 +68,27 @@ test_hidden_items_removed(void **state)
 	json_decref(ans);
 }
 
+/* A peek of a hidden page and of a missing one answer alike (issue 15,
+ * finding 7): the node says not_found for both, and the item that holds
+ * only that error is kept, while a hidden item with content goes. */
+static void
+test_error_items_kept(void **state)
+{
+	json_t *ans = json_pack(
+	    "{s:[{s:i, s:s, s:s, s:{s:s, s:s}}, {s:i, s:s, s:s, s:{s:s, s:s}},"
+	    " {s:i, s:s, s:s}]}",
+	    "pages", "index", 0, "uri", SECRET "h.md", "path", "h.md", "error",
+	    "code", "not_found", "message", "no such page 'h.md'", "index", 1,
+	    "uri", PUB "m.md", "path", "m.md", "error", "code", "not_found",
+	    "message", "no such page 'm.md'", "index", 2, "uri", SECRET "t.md",
+	    "title", "Secret title");
+
+	(void)state;
+	assert_int_equal(cg_access_filter_answer(&acl, ans), 1);
+	assert_int_equal(size_at(ans, "pages"), 2);
+	json_decref(ans);
+}
+
 static void
 test_conflict_dropped_whole(void **state)
 {
@@ -158,6 +179,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hidden_items_removed),
+	    cmocka_unit_test(test_error_items_kept),
 	    cmocka_unit_test(test_conflict_dropped_whole),
 	    cmocka_unit_test(test_other_strings_kept),
 	    cmocka_unit_test(test_inactive_policy),

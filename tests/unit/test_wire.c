@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cgtest.h"
+#include "common/cg_utf8.h"
 #include "node/node.h"
 #include "proto/wire.h"
 
@@ -174,7 +175,7 @@ test_encode(void **state)
 static cg_node *
 empty_node(void)
 {
-	cg_node_opts o = {"wire-node", "/nonexistent-cache", NULL, 0};
+	cg_node_opts o = {"wire-node", "/nonexistent-cache", NULL, 0, 0};
 	cg_node *n = NULL;
 
 	assert_int_equal(cg_node_new(&n, &o, NULL), 0);
@@ -215,6 +216,20 @@ test_error_reply(void **state)
 	char *deep_id;
 	json_t *r;
 
+	/* An invalid escape next to a multi-byte character: jansson's error
+	 * text ends in half of it; the reply must still be built, and be
+	 * valid UTF-8 (issue 15, finding 6). */
+	r = error_reply(n, "\x22\x5c\xf2\x8c\x8c\xac\x76\xf2\x8c\x8c\xac\x55",
+	                12);
+	assert_string_equal(reply_code(r), "parse_error");
+	{
+		const char *m = json_string_value(
+		    json_object_get(json_object_get(r, "error"), "message"));
+
+		assert_non_null(m);
+		assert_true(cg_utf8_valid(m, strlen(m)));
+	}
+	json_decref(r);
 	r = error_reply(n, "\x01\x02garbage", 9);
 	assert_string_equal(reply_code(r), "parse_error");
 	assert_true(json_is_null(json_object_get(r, "id")));

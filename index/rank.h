@@ -1,0 +1,52 @@
+/*
+ * rank.h - the one-pass ranking of a search: the FTS5 auxiliary function
+ * cg_match(sec), run over the rows of page/query.h's cg_query_fts_any
+ * expression, tells each row's match class from the instances of the
+ * expression's phrases and scores it within that class, with BM25F and the
+ * *global* statistics the federation summed (ARCHITECTURE.md, "Ranking and
+ * the merge").  One statement per source per query, instead of one per
+ * class.
+ *
+ * A row's class and score are exactly what the class's own expression
+ * would give (page/query.h): PHRASE when the whole phrase occurs in a
+ * content column (title, headings, body), scored as one phrase with the
+ * phrase's idf over the content columns; ALL when every term occurs in the
+ * content columns, SOME (two terms or more) when one does, both scored as
+ * the sum over the terms of idf times BM25F over the content columns;
+ * META when a term occurs only in the frontmatter columns (tags, meta),
+ * scored over those; NONE otherwise.  Only tf and the row's column lengths
+ * are local, so a row scores the same on whichever node holds it.
+ *
+ * May be included by index/ only (the search and the index that registers
+ * the function).
+ */
+#ifndef CG_RANK_H
+#define CG_RANK_H
+
+#include <sqlite3.h>
+
+#include "page/query.h"
+#include "proto/stats.h"
+
+/* What cg_match(sec) reads, filled by cg_rank_prepare before a
+ * statement, and the class of the row it scored last. */
+typedef struct cg_rank_ctx {
+	int nterms;                     /* phrases 0..nterms-1: the terms */
+	int phrase;                     /* 1: phrase nterms is the phrase */
+	double idf[CG_QUERY_MAX_TERMS]; /* per term */
+	double idf_phrase;              /* of the whole phrase */
+	double avgdl[CG_NCOLS];         /* average column length, tokens */
+	double weight[CG_NCOLS];        /* column weights */
+	enum cg_match last;             /* out: the class of the last row */
+} cg_rank_ctx;
+
+/* Sets the column weights (title 4, headings 2, body 1, tags 2, meta 0.5). */
+void cg_rank_init(cg_rank_ctx *r);
+
+/* Fills r for query q scored with the global statistics g. */
+void cg_rank_prepare(cg_rank_ctx *r, const cg_query *q, const cg_gstats *g);
+
+/* Registers cg_match(sec) with db's FTS5, reading r.  SQLite's code. */
+int cg_rank_register(sqlite3 *db, cg_rank_ctx *r);
+
+#endif

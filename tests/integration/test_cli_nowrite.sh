@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# test_cli_nowrite - a CLI query that finds nothing changed writes nothing
+# (issue 11): under strace, no write-family system call touches a file of
+# the workspace or the index cache, and nothing is synced to disk (no
+# fsync, no fdatasync) anywhere.  The same trace of a query after a page
+# changed must show the writes, so the test sees a regression.  The only
+# write left is nng naming its threads in /proc, which stores nothing.
+set -euo pipefail
+: "${CG_BIN:?}" "${CG_SRC:?}"
+command -v strace >/dev/null || {
+	echo "test_cli_nowrite: strace is not installed (scripts/install-deps)" >&2
+	exit 1
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r "$CG_SRC/conf/example" "$tmp/ws"
+export XDG_CACHE_HOME="$tmp/cache"
+calls=write,pwrite64,writev,pwritev,pwritev2,fsync,fdatasync,sync_file_range
+calls=$calls,ftruncate,rename,renameat,renameat2,unlink,unlinkat
+
+# traced QUERY OUT: runs `corpus-gw query QUERY` under strace; the answer
+# goes to OUT, the trace to $tmp/trace.
+traced() {
+	strace -f -y -qq -e trace="$calls" -o "$tmp/trace" \
+		"$CG_BIN" query --workspace "$tmp/ws" "$1" >"$2"
+}
+
+# writes: the traced calls that store something (a file of the workspace
+# or the cache, or any fsync), one per line.
+writes() {
+	grep -E "$tmp/ws|$tmp/cache|fsync|fdatasync|sync_file_range" "$tmp/trace" |
+		grep -v -- '--- SIG' || true
+}
+
+"$CG_BIN" query --workspace "$tmp/ws" deploy >/dev/null # builds the indexes
+
+traced deploy "$tmp/out1"
+grep -q "Rolling back a deploy" "$tmp/out1" || {
+	echo "FAIL: the no-change query did not answer" >&2
+	cat "$tmp/out1" >&2
+	exit 1
+}
+if [ -n "$(writes)" ]; then
+	echo "FAIL: a no-change query wrote:" >&2
+	writes | head -20 >&2
+	exit 1
+fi
+
+page=$(find "$tmp/ws/web/.guild/wiki" -name '*.md' | head -1)
+printf '\n## Quokka notes\n\nThe quokkaword procedure.\n' >>"$page"
+traced quokkaword "$tmp/out2"
+grep -q "quokkaword\|Quokka" "$tmp/out2" || {
+	echo "FAIL: the changed page was not found" >&2
+	exit 1
+}
+if [ -z "$(writes)" ]; then
+	echo "FAIL: a query after a change wrote nothing (is the trace empty?)" >&2
+	exit 1
+fi
+
+traced quokkaword "$tmp/out3"
+cmp -s "$tmp/out2" "$tmp/out3" || {
+	echo "FAIL: the answer changed without a change to the files" >&2
+	diff "$tmp/out2" "$tmp/out3" >&2 || true
+	exit 1
+}
+if [ -n "$(writes)" ]; then
+	echo "FAIL: a no-change query after a sync wrote:" >&2
+	writes | head -20 >&2
+	exit 1
+fi
+echo "test_cli_nowrite: ok"

@@ -1,0 +1,584 @@
+/*
+ * test_llms_fetch.c - llms-txt sources end to end (issue 17): a corpus
+ * repository made with the git CLI and served over file://, whose
+ * config.yaml names three llms-txt sources (full, selective, on-demand);
+ * a real HTTP server on 127.0.0.1 (tests/support/cghttpd) answering the
+ * commits API and serving the sites, manifests and pages written by the
+ * test into a folder; the real binary (`corpus-gw fetch`, `query`).
+ * The server's request log says what was asked and what came back.
+ * Nothing touches the internet.
+ */
+#include <sys/stat.h>
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "cghttpd.h"
+#include "cgproc.h"
+#include "cgtest.h"
+
+#define NPAGES 6
+
+static char *T;    /* the temporary root */
+static char *WS;   /* the workspace */
+static char *IDX;  /* the index cache */
+static char *SITE; /* the server's docroot */
+static char *LOG;  /* the server's request log */
+static char API[64];
+static char GITBASE[600];
+static cghttpd *H;
+static FILE *logf_;
+static int version; /* of the full source's pages */
+
+/* Page i of the full source at version v. */
+static void
+full_page(int i, int v)
+{
+	char rel[64];
+	char text[256];
+
+	(void)snprintf(rel, sizeof(rel), "full/pages/p%d.md", i);
+	(void)snprintf(text, sizeof(text),
+	               "# Page %d\n\nThe wombatword%d lives here.\n\n"
+	               "Version marker v%d.\n",
+	               i, i, v);
+	cgt_write(SITE, rel, text);
+}
+
+/* The full source's manifest: pages 1..n. */
+static void
+full_manifest(int n)
+{
+	char text[2048];
+	size_t k = 0;
+
+	k += (size_t)snprintf(text + k, sizeof(text) - k,
+	                      "# Wombat Docs\n\n> Wombats, documented.\n\n"
+	                      "## Pages\n\n");
+	for (int i = 1; i <= n; i++)
+		k += (size_t)snprintf(text + k, sizeof(text) - k,
+		                      "- [Page %d](pages/p%d.md): about "
+		                      "wombat %d\n",
+		                      i, i, i);
+	cgt_write(SITE, "full/llms.txt", text);
+}
+
+static void
+make_site(void)
+{
+	version = 1;
+	for (int i = 1; i <= NPAGES; i++)
+		full_page(i, version);
+	full_manifest(NPAGES);
+	cgt_write(SITE, "sel/llms.txt",
+	          "# Sel\n\n## Guides\n\n- [Guide](guide.md): the guide\n\n"
+	          "## API\n\n- [Api](api.md): the api\n");
+	cgt_write(SITE, "sel/guide.md", "# Guide\n\nkoalaguideword\n");
+	cgt_write(SITE, "sel/api.md", "# Api\n\nkoalaapiword\n");
+	cgt_write(SITE, "od/llms.txt",
+	          "# OD\n\n## Docs\n\n- [Lazy page](lazy.md): platypusnote\n");
+	cgt_write(SITE, "od/lazy.md", "# Lazy\n\nplatypusbody\n");
+}
+
+static void
+make_corpus(int port)
+{
+	char text[2048];
+	char *d = malloc(strlen(T) + 64);
+
+	sprintf(d, "%s/git/acme/corpus-docs.git", T); /* NOLINT: sized */
+	cgt_sh("mkdir -p '%s' && git init -q -b main '%s'", d, d);
+	(void)snprintf(
+	    text, sizeof(text),
+	    "schema_version: 2\ncorpus:\n  name: docs\nsources:\n"
+	    "  - id: full\n    type: llms-txt\n    manifest:\n"
+	    "      url: \"http://127.0.0.1:%d/site/full/llms.txt\"\n"
+	    "    cache:\n      strategy: full\n"
+	    "  - id: sel\n    type: llms-txt\n    manifest:\n"
+	    "      url: \"http://127.0.0.1:%d/site/sel/llms.txt\"\n"
+	    "    cache:\n      strategy: selective\n      sections: [guides]\n"
+	    "  - id: od\n    type: llms-txt\n    manifest:\n"
+	    "      url: \"http://127.0.0.1:%d/site/od/llms.txt\"\n"
+	    "    cache:\n      strategy: on-demand\n",
+	    port, port, port);
+	cgt_write(d, "config.yaml", text);
+	cgt_write(d, "index.md",
+	          "# Docs\n\n## Guide\n\n- **First page** `full:pages/p1.md` "
+	          "- the first wombat page\n");
+	cgt_sh("cd '%s' && git add -A && git -c user.name=t -c user.email=t@x "
+	       "commit -q -m corpus",
+	       d);
+	{
+		char *sha = cgt_sh_out("git -C '%s' rev-parse HEAD", d);
+
+		assert_int_equal(
+		    cghttpd_set(H, "acme/corpus-docs", "main", sha), 0);
+		free(sha);
+	}
+	free(d);
+	cgt_write(WS, ".hiivmind/corpus/registry.yaml",
+	          "schema_version: 1\ncorpora:\n"
+	          "  - id: docs\n    source:\n      type: github\n"
+	          "      repo: acme/corpus-docs\n      ref: main\n"
+	          "    cache:\n      ttl: 7d\n");
+	cgt_page(WS, ".guild/wiki/concepts/x.md", "type: concept",
+	         "# X\n\nwiki page.\n");
+}
+
+/* corpus-gw fetch EXTRA... (NULL-ended); stderr into *err. */
+static int
+fetch(char **err, ...)
+{
+	const char *argv[32] = {"corpus-gw",  "fetch", "--workspace", WS,
+	                        "--api-base", API,     "--git-base",  GITBASE};
+	size_t n = 8;
+	const char *a;
+	va_list ap;
+	char *out = NULL;
+	int rc;
+
+	va_start(ap, err);
+	while ((a = va_arg(ap, const char *)) != NULL && n < 30)
+		argv[n++] = a;
+	va_end(ap);
+	argv[n] = NULL;
+	rc = cgt_runv(&out, err, argv);
+	assert_string_equal(out, "");
+	free(out);
+	return rc;
+}
+
+static char *
+cache_path(const char *rel)
+{
+	char *p = malloc(strlen(WS) + strlen(rel) + 40);
+
+	sprintf(p, "%s/.hiivmind/corpus/cache/docs/%s", WS, rel); /* NOLINT */
+	return p;
+}
+
+static bool
+cached(const char *rel)
+{
+	char *p = cache_path(rel);
+	struct stat st;
+	bool ok = stat(p, &st) == 0;
+
+	free(p);
+	return ok;
+}
+
+/* Forgets the log so far. */
+static void
+log_reset(void)
+{
+	fflush(logf_);
+	assert_int_equal(ftruncate(fileno(logf_), 0), 0);
+	rewind(logf_);
+}
+
+/* Lines of the log matching the extended regular expression re. */
+static int
+log_count(const char *re)
+{
+	char *n;
+	int k;
+
+	fflush(logf_);
+	n = cgt_sh_out("grep -cE '%s' '%s' || true", re, LOG);
+	k = atoi(n); /* NOLINT: the test's own output */
+	free(n);
+	return k;
+}
+
+static int
+group_setup(void **state)
+{
+	(void)state;
+	T = cgt_tmpdir("llms-fetch");
+	WS = malloc(strlen(T) + 8);
+	IDX = malloc(strlen(T) + 8);
+	SITE = malloc(strlen(T) + 8);
+	LOG = malloc(strlen(T) + 16);
+	sprintf(WS, "%s/ws", T);          /* NOLINT */
+	sprintf(IDX, "%s/idx", T);        /* NOLINT */
+	sprintf(SITE, "%s/site", T);      /* NOLINT */
+	sprintf(LOG, "%s/server.log", T); /* NOLINT */
+	(void)snprintf(GITBASE, sizeof(GITBASE), "file://%s/git", T);
+	if (cghttpd_start(&H, 0) != 0)
+		return -1;
+	(void)snprintf(API, sizeof(API), "http://127.0.0.1:%d",
+	               cghttpd_port(H));
+	logf_ = fopen(LOG, "w+");
+	if (logf_ == NULL || cghttpd_set_docroot(H, SITE) != 0)
+		return -1;
+	cghttpd_set_log(H, logf_);
+	make_site();
+	make_corpus(cghttpd_port(H));
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	cghttpd_set_log(H, NULL);
+	cghttpd_stop(H);
+	fclose(logf_);
+	cgt_rm(T);
+	free(T);
+	free(WS);
+	free(IDX);
+	free(SITE);
+	free(LOG);
+	return 0;
+}
+
+/* --- acceptance 1 --------------------------------------------------------- */
+
+static void
+test_first_fetch(void **state)
+{
+	char *err = NULL;
+	char rel[64];
+
+	(void)state;
+	log_reset();
+	assert_int_equal(fetch(&err, NULL), 0);
+	assert_string_equal(err, "");
+	free(err);
+	/* full: every listed page; selective: the Guides section only;
+	 * on-demand: the manifest only. */
+	for (int i = 1; i <= NPAGES; i++) {
+		(void)snprintf(rel, sizeof(rel), "docs/full/pages/p%d.md", i);
+		assert_true(cached(rel));
+	}
+	assert_true(cached("docs/sel/guide.md"));
+	assert_false(cached("docs/sel/api.md"));
+	assert_false(cached("docs/od/lazy.md"));
+	assert_true(cached("_llms/od.txt"));
+	assert_int_equal(log_count("^GET /site/full/pages/.* 200 "), NPAGES);
+	assert_int_equal(log_count("^GET /site/sel/api.md"), 0);
+	assert_int_equal(log_count("^GET /site/od/lazy.md"), 0);
+	assert_int_equal(log_count("^GET /site/.*/llms.txt 200 "), 3);
+}
+
+static void
+test_search_says_corpus_source_url(void **state)
+{
+	json_t *ans = cgt_query(WS, IDX, "wombatword3", NULL);
+	json_t *h = cgt_hit(ans, "docs/full/pages/p3.md");
+	json_t *c;
+	char url[256];
+
+	(void)state;
+	assert_non_null(h);
+	c = json_object_get(h, "corpus");
+	assert_string_equal(json_string_value(json_object_get(h, "source")),
+	                    "docs");
+	assert_string_equal(json_string_value(json_object_get(c, "source")),
+	                    "full");
+	(void)snprintf(url, sizeof(url),
+	               "http://127.0.0.1:%d/site/full/pages/p3.md",
+	               cghttpd_port(H));
+	assert_string_equal(json_string_value(json_object_get(c, "url")), url);
+	/* The link's note is the entry's summary. */
+	assert_string_equal(json_string_value(json_object_get(c, "summary")),
+	                    "about wombat 3");
+	json_decref(ans);
+	/* The index.md entry for p1 keeps its own title, and gains the URL. */
+	ans = cgt_query(WS, IDX, "wombatword1", NULL);
+	h = cgt_hit(ans, "docs/full/pages/p1.md");
+	assert_non_null(h);
+	c = json_object_get(h, "corpus");
+	assert_string_equal(json_string_value(json_object_get(c, "entry")),
+	                    "full:pages/p1.md");
+	assert_non_null(json_object_get(c, "url"));
+	json_decref(ans);
+	/* An on-demand page: its entry is found by the link's note, and says
+	 * it is not cached yet; its body is not searchable. */
+	ans = cgt_query(WS, IDX, "platypusnote", NULL);
+	h = cgt_hit(ans, "lazy.md");
+	assert_non_null(h);
+	assert_non_null(
+	    strstr(json_string_value(json_object_get(
+	               json_object_get(h, "corpus"), "document_missing")),
+	           "not cached yet"));
+	json_decref(ans);
+	ans = cgt_query(WS, IDX, "platypusbody", NULL);
+	assert_int_equal(json_array_size(json_object_get(ans, "hits")), 0);
+	json_decref(ans);
+}
+
+static void
+test_within_ttl_asks_nothing(void **state)
+{
+	char *err = NULL;
+
+	(void)state;
+	log_reset();
+	assert_int_equal(fetch(&err, NULL), 0);
+	free(err);
+	assert_int_equal(log_count("."), 0);
+}
+
+static void
+test_refresh_no_change(void **state)
+{
+	char *err = NULL;
+	char *before =
+	    cgt_sh_out("stat -c %%i '%s'", cache_path("docs/full/pages/p2.md"));
+	char *after;
+
+	(void)state;
+	log_reset();
+	assert_int_equal(fetch(&err, "--refresh", NULL), 0);
+	free(err);
+	/* Manifests and pages asked conditionally: all 304, no page body. */
+	assert_int_equal(log_count("^GET /site/.* 304 "), 3 + NPAGES + 1);
+	assert_int_equal(log_count("^GET /site/.* 200 "), 0);
+	/* Nothing changed: nothing published (the same file). */
+	after =
+	    cgt_sh_out("stat -c %%i '%s'", cache_path("docs/full/pages/p2.md"));
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+}
+
+static void
+test_one_page_changed(void **state)
+{
+	char *err = NULL;
+	char *text;
+
+	(void)state;
+	cgt_write(SITE, "full/pages/p4.md",
+	          "# Page 4\n\nThe echidnaword lives here now.\n");
+	log_reset();
+	assert_int_equal(fetch(&err, "--refresh", NULL), 0);
+	free(err);
+	assert_int_equal(log_count("^GET /site/.* 200 "), 1);
+	assert_int_equal(log_count("^GET /site/full/pages/p4.md 200 "), 1);
+	text = cgt_sh_out("cat '%s'", cache_path("docs/full/pages/p4.md"));
+	assert_non_null(strstr(text, "echidnaword"));
+	free(text);
+	{
+		json_t *ans = cgt_query(WS, IDX, "echidnaword", NULL);
+
+		assert_non_null(cgt_hit(ans, "docs/full/pages/p4.md"));
+		json_decref(ans);
+	}
+}
+
+static void
+test_line_removed(void **state)
+{
+	char *err = NULL;
+	json_t *ans;
+
+	(void)state;
+	full_manifest(NPAGES - 1); /* p6 leaves */
+	log_reset();
+	assert_int_equal(fetch(&err, "--refresh", NULL), 0);
+	free(err);
+	assert_false(cached("docs/full/pages/p6.md"));
+	assert_true(cached("docs/full/pages/p5.md"));
+	/* Only the manifest changed: no page body fetched. */
+	assert_int_equal(log_count("^GET /site/.* 200 "), 1);
+	ans = cgt_query(WS, IDX, "wombatword6", NULL);
+	assert_int_equal(json_array_size(json_object_get(ans, "hits")), 0);
+	json_decref(ans);
+	full_manifest(NPAGES);
+	assert_int_equal(fetch(&err, "--refresh", NULL), 0);
+	free(err);
+	assert_true(cached("docs/full/pages/p6.md"));
+}
+
+/* --- acceptance 2: killed at random moments ------------------------------- */
+
+/* Every cached page of the full source is at one version, and the record
+ * lists exactly the pages cached. */
+static void
+check_consistent(void)
+{
+	char *v = cgt_sh_out("cat '%s'/docs/full/pages/p*.md | "
+	                     "grep -o 'marker v[0-9]*' | sort -u | wc -l",
+	                     cache_path(""));
+	char *n = cgt_sh_out("ls '%s'/docs/full/pages | wc -l", cache_path(""));
+	char *rec = cache_path("_llms/full.json");
+	json_t *j = json_load_file(rec, 0, NULL);
+
+	assert_string_equal(v, "1");
+	assert_non_null(j);
+	assert_int_equal(json_object_size(json_object_get(j, "pages")),
+	                 (size_t)atoi(n)); /* NOLINT: test output */
+	json_decref(j);
+	free(rec);
+	free(v);
+	free(n);
+}
+
+static void
+test_killed(void **state)
+{
+	const char *argv[] = {"corpus-gw",  "fetch", "--workspace", WS,
+	                      "--api-base", API,     "--git-base",  GITBASE,
+	                      "--refresh",  NULL};
+	char *err = NULL;
+	int64_t t0;
+	int full;
+
+	(void)state;
+	/* Every page at one version (p4 was edited above). */
+	version++;
+	for (int i = 1; i <= NPAGES; i++)
+		full_page(i, version);
+	t0 = cgt_now_ms();
+	assert_int_equal(fetch(&err, "--refresh", NULL), 0);
+	free(err);
+	full = (int)(cgt_now_ms() - t0);
+	check_consistent();
+	srand(17);
+	for (int k = 0; k < 20; k++) {
+		cgt_proc *p;
+
+		version++;
+		for (int i = 1; i <= NPAGES; i++)
+			full_page(i, version);
+		p = cgt_spawnv(NULL, argv);
+		cgt_sleep_ms(rand() % (full + 1));
+		cgt_proc_kill(p, SIGKILL);
+		(void)cgt_proc_wait(p, 5000);
+		cgt_proc_free(p);
+		check_consistent();
+		assert_int_equal(fetch(&err, "--refresh", NULL), 0);
+		free(err);
+		check_consistent();
+		{
+			char *m = cgt_sh_out("grep -c 'marker v%d' "
+			                     "'%s'/docs/full/pages/p1.md",
+			                     version, cache_path(""));
+
+			assert_string_equal(m, "1");
+			free(m);
+		}
+	}
+	{
+		char *ls = cgt_sh_out("ls -a '%s/.hiivmind/corpus/cache/"
+		                      ".corpus-gw' | grep -c stage- || true",
+		                      WS);
+
+		assert_string_equal(ls, "0");
+		free(ls);
+	}
+}
+
+/* --- acceptance 3: hostile manifests and pages ---------------------------- */
+
+static void
+test_hostile(void **state)
+{
+	char text[2048];
+	char *err = NULL;
+	int port = cghttpd_port(H);
+	char *outside;
+
+	(void)state;
+	(void)snprintf(
+	    text, sizeof(text),
+	    "# Hostile\n\n## Pages\n\n"
+	    "- [Fine](pages/p1.md)\n"
+	    "- [Up](../../../outside.md)\n"
+	    "- [Encoded up](pages/%%2e%%2e/%%2e%%2e/outside2.md)\n"
+	    "- [File](file:///etc/passwd)\n"
+	    "- [Other host](http://127.0.0.2:%d/site/full/pages/p2.md)\n"
+	    "- [Absolute](/pages/p3.md)\n"
+	    "- [To file](tofile.md)\n"
+	    "- [To other host](toother.md)\n"
+	    "- [Loop](loop-a.md)\n"
+	    "- [Endless](http://127.0.0.1:%d/site/endless)\n"
+	    "- [Huge](huge.md)\n"
+	    "- [Bad UTF-8](bad.md)\n",
+	    port, port);
+	cgt_write(SITE, "full/llms.txt", text);
+	cgt_write(SITE, "full/tofile.md.redirect", "file:///etc/passwd");
+	(void)snprintf(text, sizeof(text),
+	               "http://127.0.0.2:%d/site/full/pages/p2.md", port);
+	cgt_write(SITE, "full/toother.md.redirect", text);
+	cgt_write(SITE, "full/loop-a.md.redirect", "loop-b.md");
+	cgt_write(SITE, "full/loop-b.md.redirect", "loop-a.md");
+	cgt_sh("head -c 9000000 /dev/zero | tr '\\0' 'x' > '%s/full/huge.md'",
+	       SITE);
+	cgt_write_bytes(SITE, "full/bad.md", "# Bad\n\nok \xff\xfe end\n", 18);
+	assert_int_equal(fetch(&err, "--refresh", NULL), 0);
+	/* One clear line per problem. */
+	assert_non_null(strstr(err, "'.' or '..' path segment"));
+	assert_non_null(strstr(err, "scheme is not http or https"));
+	assert_non_null(strstr(err, "another host"));
+	assert_non_null(strstr(err, "page tofile.md: GET"));
+	assert_non_null(
+	    strstr(err, "redirect refused: \"file:///etc/passwd\""));
+	assert_non_null(strstr(err, "page toother.md: GET"));
+	assert_non_null(strstr(err, "more than 5 redirects"));
+	assert_non_null(strstr(err, "larger than"));
+	assert_non_null(strstr(err, "page bad.md: 3 invalid UTF-8 sequences"));
+	assert_non_null(strstr(err, "page site/endless.md: GET"));
+	free(err);
+	/* What was allowed is cached below the source, nothing else. */
+	assert_true(cached("docs/full/pages/p1.md"));
+	assert_true(cached("docs/full/pages/p3.md"));
+	assert_true(cached("docs/full/bad.md"));
+	assert_false(cached("docs/full/huge.md"));
+	outside = cgt_sh_out("find '%s' -name 'outside*' -o -name passwd "
+	                     "| wc -l",
+	                     T);
+	assert_string_equal(outside, "0");
+	free(outside);
+	/* An endless manifest: the source fails with a line, its cached
+	 * pages keep serving, the next good run works. */
+	cgt_sh("mv '%s/full/llms.txt' '%s/full/llms.txt.keep'", SITE, SITE);
+	cgt_write(SITE, "full/llms.txt.redirect", "/site/endless");
+	assert_int_equal(fetch(&err, "--refresh", NULL), 1);
+	assert_non_null(strstr(err, "source full: manifest"));
+	assert_non_null(strstr(err, "larger than"));
+	free(err);
+	assert_true(cached("docs/full/pages/p1.md"));
+	/* A site that is down: a line, the old cache serves. */
+	cgt_sh("rm '%s/full/llms.txt.redirect'", SITE);
+	assert_int_equal(fetch(&err, "--refresh", NULL), 1);
+	assert_non_null(strstr(err, "HTTP 404"));
+	free(err);
+	assert_true(cached("docs/full/pages/p1.md"));
+	cgt_sh("mv '%s/full/llms.txt.keep' '%s/full/llms.txt'", SITE, SITE);
+	full_manifest(NPAGES);
+	assert_int_equal(fetch(&err, "--refresh", NULL), 0);
+	assert_string_equal(err, "");
+	free(err);
+	assert_false(cached("docs/full/bad.md"));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_first_fetch),
+	    cmocka_unit_test(test_search_says_corpus_source_url),
+	    cmocka_unit_test(test_within_ttl_asks_nothing),
+	    cmocka_unit_test(test_refresh_no_change),
+	    cmocka_unit_test(test_one_page_changed),
+	    cmocka_unit_test(test_line_removed),
+	    cmocka_unit_test(test_killed),
+	    cmocka_unit_test(test_hostile),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
