@@ -291,6 +291,8 @@ cg_rm_rf(const char *path)
 /* Links every entry of the folder src into dst (which exists): folders
  * recreated, regular files hard-linked, symlinks recreated as links (their
  * targets are not read), anything else skipped.  depth bounds recursion. */
+/* NOLINTBEGIN(misc-no-recursion): one folder deeper per call, and depth
+ * bounds it. */
 static int
 link_dir(const char *src, const char *dst, int depth, cg_err *err)
 {
@@ -303,7 +305,8 @@ link_dir(const char *src, const char *dst, int depth, cg_err *err)
 		                  src);
 	d = opendir(src);
 	if (d == NULL)
-		return cg_err_set(err, CG_EIO, "%s: %s", src, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", src,
+		                  cg_strerror(errno).s);
 	while (rc == 0 && (e = readdir(d)) != NULL) {
 		char a[PATH_MAX];
 		char b[PATH_MAX];
@@ -323,30 +326,32 @@ link_dir(const char *src, const char *dst, int depth, cg_err *err)
 		}
 		if (lstat(a, &st) != 0)
 			rc = cg_err_set(err, CG_EIO, "%s: %s", a,
-			                strerror(errno));
+			                cg_strerror(errno).s);
 		else if (S_ISDIR(st.st_mode))
 			rc = mkdir(b, 0755) != 0 && errno != EEXIST
 			         ? cg_err_set(err, CG_EIO, "%s: %s", b,
-			                      strerror(errno))
+			                      cg_strerror(errno).s)
 			         : link_dir(a, b, depth + 1, err);
 		else if (S_ISREG(st.st_mode) && link(a, b) != 0)
 			rc = cg_err_set(err, CG_EIO, "link %s: %s", b,
-			                strerror(errno));
+			                cg_strerror(errno).s);
 		else if (S_ISLNK(st.st_mode) &&
 		         ((k = readlink(a, t, sizeof(t) - 1)) < 0 ||
 		          (t[k] = '\0', symlink(t, b) != 0)))
 			rc = cg_err_set(err, CG_EIO, "symlink %s: %s", b,
-			                strerror(errno));
+			                cg_strerror(errno).s);
 	}
 	closedir(d);
 	return rc;
 }
+/* NOLINTEND(misc-no-recursion) */
 
 int
 cg_tree_link(const char *src, const char *dst, cg_err *err)
 {
 	if (mkdir(dst, 0755) != 0)
-		return cg_err_set(err, CG_EIO, "%s: %s", dst, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", dst,
+		                  cg_strerror(errno).s);
 	return link_dir(src, dst, 0, err);
 }
 

@@ -362,10 +362,10 @@ cg_fed_sync(cg_fed *fed, json_t **out, cg_err *err)
 /* --- call ----------------------------------------------------------------- */
 
 const cg_fed_node *
-cg_fed_roster(const cg_fed *f, size_t *n)
+cg_fed_roster(const cg_fed *fed, size_t *n)
 {
-	*n = f->nnodes;
-	return f->nodes;
+	*n = fed->nnodes;
+	return fed->nodes;
 }
 
 const char *

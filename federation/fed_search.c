@@ -163,7 +163,7 @@ stats_round(struct search_ctx *c, const bool *need, cg_err *err)
 {
 	struct cg_fed_round r = {0};
 	json_t **scope =
-	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*scope));
+	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(json_t *));
 	json_t *args = json_pack("{s:s, s:b}", "q",
 	                         c->req->text ? c->req->text : "", "claims", 1);
 	int rc =
@@ -269,7 +269,7 @@ take_result(struct search_ctx *c, size_t node, const json_t *res,
 static json_t **
 epochs_extra(struct search_ctx *c)
 {
-	json_t **x = calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*x));
+	json_t **x = calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(json_t *));
 
 	for (size_t i = 0; x != NULL && i < c->f->nnodes; i++) {
 		json_t *e = json_object();
@@ -386,9 +386,9 @@ fetch_phase(struct search_ctx *c, const json_t *cands, json_t *hits, json_t *fu,
 {
 	struct cg_fed_round r = {0};
 	json_t **extra =
-	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*extra));
+	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(json_t *));
 	json_t **scope =
-	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*scope));
+	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(json_t *));
 	json_t *args =
 	    json_pack("{s:s, s:b}", "q", c->req->text ? c->req->text : "",
 	              "explain", c->req->explain);
@@ -712,8 +712,8 @@ claims_round(struct search_ctx *c, const json_t *hits)
 {
 	json_t *keys = contested(c, hits);
 	size_t nn = c->f->nnodes ? c->f->nnodes : 1;
-	json_t **ask = calloc(nn, sizeof(*ask));
-	json_t **scope = calloc(nn, sizeof(*scope));
+	json_t **ask = calloc(nn, sizeof(json_t *));
+	json_t **scope = calloc(nn, sizeof(json_t *));
 	json_t *pages = json_array();
 	json_t *args = json_object();
 	char *sig = acl_sig(c);

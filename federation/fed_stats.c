@@ -7,6 +7,7 @@
 #include "federation/fed_stats.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -348,11 +349,8 @@ pages_key(const char *sig, const char *key)
 	size_t b = strlen(key);
 	char *k = malloc(a + b + 2);
 
-	if (k != NULL) {
-		memcpy(k, sig, a);
-		k[a] = '\n';
-		memcpy(k + a + 1, key, b + 1);
-	}
+	if (k != NULL)
+		(void)snprintf(k, a + b + 2, "%s\n%s", sig, key);
 	return k;
 }
 
