@@ -86,6 +86,7 @@ typedef struct cli_session {
 	cg_gateway *gw; /* embedded */
 	cg_fed *fed;    /* embedded: the gateway's federation (borrowed) */
 	char *remote;   /* --gateway URL */
+	int unsynced;   /* sources (or whole nodes) the last sync failed */
 	char *auth;     /* "Authorization: Bearer <token>" or NULL; wiped
 	                   when the session closes */
 } cli_session;

@@ -86,6 +86,11 @@ cmd_index(int argc, char **argv)
 	else if (rc == 0)
 		cli_render(sync_text, report, false);
 	json_decref(report);
+	/* Cron must see a failed source: the warnings named each. */
+	if (rc == 0 && ss.unsynced > 0)
+		rc = cg_err_set(&err, CG_EUNAVAIL,
+		                "%d source(s) or node(s) could not be indexed",
+		                ss.unsynced);
 	cli_session_close(&ss);
 	return rc == 0 ? 0 : cli_fail("index", &err);
 }

@@ -173,7 +173,18 @@ cli_session_sync(cli_session *s, json_t **report, cg_err *err)
 	*report = json_object();
 	json_array_foreach(json_object_get(all, "nodes"), i, n) {
 		const json_t *res = json_object_get(n, "result");
+		const char *src;
+		const json_t *why;
 
+		json_object_foreach(json_object_get(res, "failed"), src, why) {
+			fprintf(
+			    stderr,
+			    "corpus-gw: warning: source %s not synced: %s\n",
+			    src, cg_json_str(why, "message"));
+			s->unsynced++;
+		}
+		if (res == NULL)
+			s->unsynced++;
 		if (res != NULL)
 			json_object_update(*report,
 			                   json_object_get(res, "sources"));

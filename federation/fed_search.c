@@ -48,6 +48,7 @@ struct search_ctx {
 	int64_t walked;
 	bool corpora;   /* a node holds a corpus in scope */
 	json_t *rounds; /* evidence: [{op, ms, slowest_node_ms}] */
+	json_t *failed; /* evidence: sources that could not answer, by name */
 };
 
 /* Times of a round: its wall time, and each node's own handling time
@@ -99,6 +100,35 @@ retire(struct search_ctx *c, size_t i, int code, const char *msg)
 	note_outcome(c, i, code, msg);
 	json_decref(c->scope[i]);
 	c->scope[i] = NULL;
+}
+
+/* Takes the sources a node reported failed (res.failed) out of its scope
+ * for the rest of the query, and records why: a source fails alone, its
+ * node's other sources keep answering.  A node left with no source is
+ * retired with the first reason. */
+static void
+drop_failed(struct search_ctx *c, size_t i, const json_t *res)
+{
+	const char *src;
+	const json_t *why;
+
+	json_object_foreach(json_object_get(res, "failed"), src, why) {
+		json_t *scope = c->scope[i];
+
+		for (size_t k = json_array_size(scope); k-- > 0;)
+			if (strcmp(json_string_value(json_array_get(scope, k)),
+			           src) == 0)
+				json_array_remove(scope, k);
+		if (json_object_get(c->failed, src) == NULL)
+			json_object_set_new(
+			    c->failed, src,
+			    json_pack("{s:s, s:s, s:s}", "node",
+			              c->f->nodes[i].name, "code",
+			              cg_json_str(why, "code"), "message",
+			              cg_json_str(why, "message")));
+		if (scope != NULL && json_array_size(scope) == 0)
+			retire(c, i, CG_EUNAVAIL, cg_json_str(why, "message"));
+	}
 }
 
 /* The result of node i in a query round (stats, search), or NULL in
@@ -179,8 +209,10 @@ stats_round(struct search_ctx *c, const bool *need, cg_err *err)
 		if (scope[i] == NULL)
 			continue;
 		rc = query_result(c, &r, i, &res, err);
-		if (rc == 0 && res != NULL)
+		if (rc == 0 && res != NULL) {
 			keep_stats(c, i, json_object_get(res, "per_source"));
+			drop_failed(c, i, res);
+		}
 	}
 	if (rc == 0)
 		account(c, &r, "stats");
@@ -239,6 +271,7 @@ take_result(struct search_ctx *c, size_t node, const json_t *res,
 	size_t k;
 	json_t *h;
 
+	drop_failed(c, node, res);
 	if (json_object_get(res, "stale") != NULL) {
 		keep_stats(c, node, json_object_get(res, "stale"));
 		t->stale = true;
@@ -497,6 +530,7 @@ fed_search_fini(struct search_ctx *c)
 	json_decref(c->followups);
 	json_decref(c->per_source);
 	json_decref(c->synced);
+	json_decref(c->failed);
 }
 
 static int
@@ -512,6 +546,7 @@ fed_search_prepare(struct search_ctx *c, cg_err *err)
 	c->followups = json_array();
 	c->per_source = json_object();
 	c->synced = json_object();
+	c->failed = json_object();
 	c->scope = calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(json_t *));
 	if (c->scope == NULL)
 		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
@@ -563,8 +598,10 @@ fed_sync_scope(struct search_ctx *c, cg_err *err)
 
 		const json_t *res = cg_fed_round_result(&r, i, &code, &msg);
 
-		/* A node that could not sync still serves its last index;
-		 * one that did not answer is retired. */
+		/* A node that could not sync still serves its last index
+		 * (a source that failed its sync is listed, and is dropped
+		 * only when it then cannot answer); one that did not answer
+		 * is retired. */
 		if (r.replies[i] == NULL)
 			retire(c, i, code, msg);
 		else
@@ -748,6 +785,7 @@ claims_round(struct search_ctx *c, const json_t *hits)
 				continue;
 			res = cg_fed_round_result(&r, i, &code, &msg);
 			retire(c, i, code, msg);
+			drop_failed(c, i, res);
 			if (res != NULL)
 				keep_claims(c, i, sig,
 				            json_object_get(ask[i], "keys"),
@@ -853,6 +891,40 @@ evidence(const struct search_ctx *c, size_t nhits)
 	                 "rounds", c->rounds);
 }
 
+/* The sources that could not answer: in the evidence (sources_failed,
+ * degraded) and as a followup each, so every interface shows them. */
+static void
+failed_sources(struct search_ctx *c, json_t *ev)
+{
+	json_t *list = json_array();
+	const char *src;
+	json_t *why;
+
+	json_object_foreach(c->failed, src, why) {
+		char msg[CG_ERR_MSG_MAX + 64];
+		json_t *one = json_deep_copy(why);
+		const char *m = cg_json_str(why, "message");
+		size_t n = strlen(src);
+
+		json_object_set_new(one, "source", json_string(src));
+		json_array_append_new(list, one);
+		/* A node's message usually names the source already. */
+		if (strncmp(m, "source ", 7) == 0 &&
+		    strncmp(m + 7, src, n) == 0 && m[7 + n] == ':')
+			(void)snprintf(msg, sizeof(msg), "%s", m);
+		else
+			(void)snprintf(msg, sizeof(msg), "source %s: %s", src,
+			               m);
+		json_array_append_new(c->followups,
+		                      json_pack("{s:s, s:s, s:s}", "kind",
+		                                "source_failed", "source", src,
+		                                "message", msg));
+	}
+	if (json_array_size(list) > 0)
+		json_object_set_new(ev, "degraded", json_true());
+	json_object_set_new(ev, "sources_failed", list);
+}
+
 static json_t *
 fed_answer(struct search_ctx *c, json_t *hits, cg_err *err)
 {
@@ -864,6 +936,7 @@ fed_answer(struct search_ctx *c, json_t *hits, cg_err *err)
 	json_object_set_new(ev, "filters", cg_filters_json(&c->req->filters));
 	if (c->req->sync)
 		json_object_set(ev, "index", c->synced);
+	failed_sources(c, ev);
 	conflict_followups(c->followups, conflicts);
 	clean_hits(hits);
 	ans = json_pack("{s:s, s:o, s:i, s:O, s:o, s:o, s:o, s:O, s:[]}",

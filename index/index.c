@@ -802,6 +802,51 @@ cg_index_refresh(cg_index *idx)
 	follow_current(idx);
 }
 
+/* The file that says why a source has no generation yet ("unbuilt"): its
+ * first build failed (a corpus index that does not parse, a full disk).
+ * Written by the writer that failed, removed by the one that succeeds, read
+ * by readers (cg_index_unbuilt_reason), which are other connections and
+ * often other processes. */
+static char *
+unbuilt_path(const cg_index *idx)
+{
+	return cg_path_join(idx->dir, "unbuilt");
+}
+
+static void
+note_unbuilt(const cg_index *idx, int rc, const cg_err *why)
+{
+	char *path = unbuilt_path(idx);
+
+	if (path == NULL)
+		return;
+	if (rc != 0)
+		(void)cg_file_write_atomic(path, why->msg, strlen(why->msg),
+		                           NULL);
+	else if (access(path, F_OK) == 0)
+		(void)unlink(path);
+	free(path);
+}
+
+int
+cg_index_unbuilt_reason(const cg_index *idx, char *out, size_t n)
+{
+	char *path = unbuilt_path(idx);
+	char *text = NULL;
+	int found = 0;
+
+	if (n > 0)
+		out[0] = '\0';
+	if (path != NULL && n > 0 &&
+	    cg_file_read(path, CG_ERR_MSG_MAX, &text, NULL, NULL) == 0) {
+		(void)snprintf(out, n, "%s", text);
+		found = 1;
+	}
+	free(text);
+	free(path);
+	return found;
+}
+
 int
 cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err)
 {
@@ -814,9 +859,13 @@ cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err)
 		return rc;
 	follow_current(idx);
 	if (live(idx) == NULL) {
+		cg_err_clear(&local);
 		rc = rebuild_locked(
 		    idx, read_current(idx) ? "unusable index" : "new index", st,
-		    err);
+		    &local);
+		note_unbuilt(idx, rc, &local);
+		if (rc != 0)
+			cg_err_set(err, rc, "%s", local.msg);
 		goto out;
 	}
 	cg_err_clear(&local);

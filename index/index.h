@@ -56,6 +56,10 @@ void cg_index_free(cg_index *idx);
  * database it rebuilds into a new generation. */
 int cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err);
 
+/* Why the source has no generation yet (its first build failed), into
+ * out; 0 (out "") when no build failed or one has succeeded since. */
+int cg_index_unbuilt_reason(const cg_index *idx, char *out, size_t n);
+
 /* Rebuilds into a new generation (reason is recorded). */
 int cg_index_rebuild(cg_index *idx, const char *reason, cg_sync_stats *st,
                      cg_err *err);

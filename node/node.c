@@ -213,12 +213,40 @@ cg_node_expired(const cg_node *n)
 int
 cg_node_ready(cg_index *idx, cg_err *err)
 {
+	char why[CG_ERR_MSG_MAX];
+
 	if (cg_index_db(idx) != NULL)
 		return 0;
+	if (cg_index_unbuilt_reason(idx, why, sizeof(why)))
+		return cg_err_set(err, CG_EUNAVAIL,
+		                  "source %s: not indexed: %s",
+		                  cg_index_source(idx), why);
 	return cg_err_set(err, CG_EUNAVAIL,
 	                  "source %s: index not built yet (first indexing "
 	                  "in progress)",
 	                  cg_index_source(idx));
+}
+
+int
+cg_node_source_failed(json_t *res, cg_index *idx, int rc, const cg_err *serr,
+                      cg_err *err)
+{
+	json_t *failed;
+
+	if (rc == 0)
+		return 0;
+	if (rc == CG_ENOMEM || rc == CG_EINVAL)
+		return cg_err_set(err, rc, "%s", serr->msg);
+	failed = json_object_get(res, "failed");
+	if (failed == NULL) {
+		failed = json_object();
+		json_object_set_new(res, "failed", failed);
+	}
+	json_object_set_new(
+	    failed, cg_index_source(idx),
+	    json_pack("{s:s, s:s}", "code", cg_code_name(rc), "message",
+	              serr->msg[0] ? serr->msg : cg_code_name(rc)));
+	return 0;
 }
 
 int

@@ -71,6 +71,14 @@ bool cg_node_expired(const cg_node *n);
 /* Fails with CG_EUNAVAIL while a source has no generation yet. */
 int cg_node_ready(cg_index *idx, cg_err *err);
 
+/* A source's failure in an op over several sources: recorded in
+ * res.failed as {source: {code, message}} and 0 returned, so the other
+ * sources still answer (a source whose corpus index does not parse must
+ * not silence the wiki beside it).  Out of memory and invalid arguments
+ * fail the whole op: rc, with serr's message in err. */
+int cg_node_source_failed(json_t *res, cg_index *idx, int rc,
+                          const cg_err *serr, cg_err *err);
+
 /* Work on one index, for cg_node_run; must start from scratch each time
  * it is called. */
 typedef int (*cg_node_index_fn)(cg_index *idx, void *ctx, cg_err *err);

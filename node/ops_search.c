@@ -46,23 +46,24 @@ cg_op_sync(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	int first = 0;
 
 	/* One source that cannot sync (a corpus index that does not parse)
-	 * keeps its last index and does not hold the others back; the
-	 * first failure is the reply. */
+	 * keeps its last index and does not hold the others back: it is
+	 * listed in res.failed with its reason. */
 	json_object_set_new(res, "sources", per);
-	for (size_t i = 0; i < cg_node_nsources(n); i++) {
+	for (size_t i = 0; i < cg_node_nsources(n) && first == 0; i++) {
 		const char *name = cg_node_source_name(n, i);
 		cg_index *idx = cg_node_index(n, i);
 		cg_sync_stats st;
+		cg_err serr;
 		int rc;
 
 		if (!cg_node_in_scope(args, name))
 			continue;
-		rc = first == 0 ? cg_index_sync(idx, &st, err)
-		                : cg_index_sync(idx, &st, NULL);
+		cg_err_clear(&serr);
+		rc = cg_index_sync(idx, &st, &serr);
 		if (rc == 0)
 			json_object_set_new(per, name, sync_json(&st));
-		else if (first == 0)
-			first = rc;
+		else
+			first = cg_node_source_failed(res, idx, rc, &serr, err);
 	}
 	return first;
 }
@@ -166,14 +167,20 @@ cg_op_stats(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		json_t *one = NULL;
 		cg_gstats s;
 
+		cg_err serr;
+
 		if (!cg_node_in_scope(args, cg_node_source_name(n, i)))
 			continue;
-		rc = source_stats(cg_node_index(n, i), &q, claims, &one, err);
-		if (rc == 0 && cg_gstats_from_json(&s, one, q.n) == 0)
+		cg_err_clear(&serr);
+		rc = source_stats(cg_node_index(n, i), &q, claims, &one, &serr);
+		if (rc != 0) {
+			rc = cg_node_source_failed(res, cg_node_index(n, i), rc,
+			                           &serr, err);
+			continue;
+		}
+		if (cg_gstats_from_json(&s, one, q.n) == 0)
 			cg_gstats_add(&sum, &s);
-		if (rc == 0)
-			json_object_set_new(per, cg_node_source_name(n, i),
-			                    one);
+		json_object_set_new(per, cg_node_source_name(n, i), one);
 	}
 	if (rc == 0)
 		json_object_set_new(res, "stats", cg_gstats_json(&sum));
@@ -257,6 +264,7 @@ struct search_run {
 	cg_cands *per;  /* per node source */
 	struct pick *v; /* the node's best, in order */
 	size_t n;
+	json_t *res; /* the op's result: failed sources go to res.failed */
 };
 
 /* One source's ranking, for cg_node_run. */
@@ -407,7 +415,7 @@ fetch_one(cg_index *idx, void *ctx, cg_err *err)
  * that each source's corpus freshness is read once. */
 static int
 fetch_picks(cg_node *n, const cg_search_opts *o, const struct pick *v,
-            size_t nv, json_t *hits, json_t *fu, cg_err *err)
+            size_t nv, json_t *hits, json_t *fu, json_t *res, cg_err *err)
 {
 	struct pick *mine = calloc(nv ? nv : 1, sizeof(*mine));
 	json_t *got = json_array();
@@ -420,12 +428,18 @@ fetch_picks(cg_node *n, const cg_search_opts *o, const struct pick *v,
 	for (size_t s = 0; s < cg_node_nsources(n) && rc == 0; s++) {
 		struct fetch_run r = {o, mine, 0, got, fu};
 
+		cg_err serr;
+
 		for (size_t k = 0; k < nv; k++)
 			if (v[k].src == s)
 				mine[r.n++] = v[k];
+		cg_err_clear(&serr);
 		if (r.n > 0)
 			rc = cg_node_run(cg_node_index(n, s), fetch_one, &r,
-			                 err);
+			                 &serr);
+		if (rc != 0)
+			rc = cg_node_source_failed(res, cg_node_index(n, s), rc,
+			                           &serr, err);
 	}
 	/* Back in the cut's order (a page gone since it was ranked is not
 	 * among the hits). */
@@ -455,13 +469,18 @@ rank_sources(cg_node *n, const json_t *args, struct search_run *r, bool *asked,
 		const char *name = cg_node_source_name(n, i);
 		cg_index *idx = cg_node_index(n, i);
 		struct rank_run one = {r->o, &r->per[i], 0};
+		cg_err serr;
 
 		if (!cg_node_in_scope(args, name))
 			continue;
+		cg_err_clear(&serr);
+		rc = cg_node_run(idx, rank_one, &one, &serr);
+		if (rc != 0) {
+			rc = cg_node_source_failed(r->res, idx, rc, &serr, err);
+			continue;
+		}
 		asked[i] = true;
-		rc = cg_node_run(idx, rank_one, &one, err);
-		if (rc == 0)
-			problem_followups(idx, fu, 20);
+		problem_followups(idx, fu, 20);
 		json_object_set_new(per, name,
 		                    json_pack("{s:I, s:I}", "candidates",
 		                              (json_int_t)one.walked, "hits",
@@ -487,7 +506,7 @@ search_answer(cg_node *n, const json_t *args, const cg_search_opts *o,
               json_t *res, cg_err *err)
 {
 	bool rank_only = strcmp(cg_json_str(args, "mode"), "rank") == 0;
-	struct search_run r = {o, NULL, NULL, 0};
+	struct search_run r = {o, NULL, NULL, 0, res};
 	bool *asked = calloc(cg_node_nsources(n) + 1, sizeof(*asked));
 	json_t *per = json_object();
 	json_t *fu = json_array();
@@ -507,7 +526,7 @@ search_answer(cg_node *n, const json_t *args, const cg_search_opts *o,
 	for (size_t k = 0; rc == 0 && rank_only && k < r.n; k++)
 		json_array_append_new(out, cand_json(n, &r.v[k]));
 	if (rc == 0 && !rank_only)
-		rc = fetch_picks(n, o, r.v, r.n, out, fu, err);
+		rc = fetch_picks(n, o, r.v, r.n, out, fu, res, err);
 	search_run_fini(n, &r);
 	free(asked);
 	return rc;
@@ -604,7 +623,7 @@ cg_op_fetch(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		rc = fetch_item(n, json_array_get(items, i), &v[i], err);
 	}
 	if (rc == 0)
-		rc = fetch_picks(n, &o, v, ni, hits, fu, err);
+		rc = fetch_picks(n, &o, v, ni, hits, fu, res, err);
 	free(v);
 	free(c);
 	cg_query_fini(&q);
@@ -637,9 +656,15 @@ cg_op_claims(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		return cg_err_set(err, CG_EINVAL,
 		                  "claims: keys must be an "
 		                  "array of strings");
-	for (size_t i = 0; i < cg_node_nsources(n) && rc == 0; i++)
-		if (cg_node_in_scope(args, cg_node_source_name(n, i)))
-			rc = cg_node_run(cg_node_index(n, i), claims_one, &r,
-			                 err);
+	for (size_t i = 0; i < cg_node_nsources(n) && rc == 0; i++) {
+		cg_err serr;
+
+		if (!cg_node_in_scope(args, cg_node_source_name(n, i)))
+			continue;
+		cg_err_clear(&serr);
+		rc = cg_node_run(cg_node_index(n, i), claims_one, &r, &serr);
+		rc = cg_node_source_failed(res, cg_node_index(n, i), rc, &serr,
+		                           err);
+	}
 	return rc;
 }

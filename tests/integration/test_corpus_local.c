@@ -204,6 +204,47 @@ test_broken_index_keeps_pages(void **state)
 	json_decref(ans);
 }
 
+/* A corpus that never indexed (its index.yaml broken from the start)
+ * fails alone (issue 15, finding 3): the wiki of the same repository
+ * still answers, the answer names the failed source and why, and
+ * `index` exits non-zero (finding 4's cron half). */
+static void
+test_broken_corpus_fails_alone(void **state)
+{
+	char *ws = malloc(strlen(T) + 16);
+	char *cache = malloc(strlen(T) + 16);
+	json_t *ans;
+	char *ev;
+
+	(void)state;
+	sprintf(ws, "%s/ws2", T);       /* NOLINT: sized above */
+	sprintf(cache, "%s/cache2", T); /* NOLINT */
+	cgt_page(ws, ".guild/wiki/standards/style.md",
+	         "type: standard\nupdated_at: 2026-10-01",
+	         "# Style\n\nTabs, not spaces; the ocelot rule.\n");
+	cgt_write(ws, ".hiivmind/corpus/registry.yaml",
+	          "schema_version: 1\ncorpora:\n"
+	          "  - id: broken\n    source:\n      type: local\n"
+	          "      path: corpora/broken\n");
+	cgt_write(ws, "corpora/broken/config.yaml",
+	          "schema_version: 2\ncorpus:\n  name: broken\nsources:\n"
+	          "  - id: b\n    type: self\n    docs_root: \"./docs/\"\n");
+	cgt_write(ws, "corpora/broken/index.yaml", "entries: [\n  - {");
+	ans = cgt_query(ws, cache, "ocelot", NULL);
+	assert_non_null(cgt_hit(ans, ".guild/wiki/standards/style.md"));
+	ev = json_dumps(json_object_get(ans, "evidence"), 0);
+	assert_non_null(strstr(ev, "broken"));
+	assert_non_null(strstr(ev, "index.yaml"));
+	free(ev);
+	json_decref(ans);
+	/* `index` exits non-zero, so cron sees the failed source. */
+	assert_int_not_equal(cgt_run(NULL, NULL, "index", "--workspace", ws,
+	                             "--cache", cache, NULL),
+	                     0);
+	free(ws);
+	free(cache);
+}
+
 int
 main(void)
 {
@@ -214,6 +255,7 @@ main(void)
 	    cmocka_unit_test(test_bad_documents),
 	    cmocka_unit_test(test_huge_index_keeps_pages),
 	    cmocka_unit_test(test_broken_index_keeps_pages),
+	    cmocka_unit_test(test_broken_corpus_fails_alone),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
