@@ -865,7 +865,8 @@ sync_once(sqlite3 *db, const char *repo, const char *wiki, int kind,
 		return rc;
 	}
 	if (!sync_needed(&w, &scan)) {
-		st->files += scan.n;
+		/* scan.n <= 1,000,000 (cg_scan_wiki's cap): an int holds it. */
+		st->files += (int)scan.n;
 		rc = 0;
 		goto out_known;
 	}
