@@ -793,12 +793,21 @@ test_two_runs(void **state)
 	                    "--refresh",  NULL};
 	cgt_proc *p;
 	char *err = NULL;
+	long before;
+	int64_t end;
 
 	(void)state;
 	free(bump(0));
-	cghttpd_set_delay_ms(H, 1500); /* the first run holds the lock */
+	/* Every answer is delayed, so the first run holds the lock (taken
+	 * before its first request) for seconds once a request arrives. */
+	cghttpd_set_delay_ms(H, 1500 * cgt_slowdown());
+	before = cghttpd_requests(H);
 	p = cgt_spawnv(NULL, a1);
-	cgt_sleep_ms(400);
+	end = cgt_now_ms() + 30000;
+	while (cghttpd_requests(H) == before) {
+		assert_true(cgt_now_ms() < end);
+		cgt_sleep_ms(10);
+	}
 	assert_int_equal(fetch(&err, "--refresh", "--wait", "0", NULL), 1);
 	assert_non_null(strstr(err, "another corpus-gw fetch holds"));
 	free(err);
