@@ -55,7 +55,8 @@ cg_child_start(cg_child *c, cg_child_fn fn, void *arg, void *reply, size_t size,
 		    err, CG_EINVAL,
 		    "child: a reply of %zu bytes is over PIPE_BUF", size);
 	if (pipe2(fds, O_CLOEXEC) != 0)
-		return cg_err_set(err, CG_EIO, "pipe: %s", strerror(errno));
+		return cg_err_set(err, CG_EIO, "pipe: %s",
+		                  cg_strerror(errno).s);
 	c->pid = fork();
 	if (c->pid == 0) {
 		close(fds[0]);
@@ -65,7 +66,8 @@ cg_child_start(cg_child *c, cg_child_fn fn, void *arg, void *reply, size_t size,
 	if (c->pid < 0) {
 		c->pid = 0;
 		close(fds[0]);
-		return cg_err_set(err, CG_EIO, "fork: %s", strerror(errno));
+		return cg_err_set(err, CG_EIO, "fork: %s",
+		                  cg_strerror(errno).s);
 	}
 	(void)fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	c->fd = fds[0];

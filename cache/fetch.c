@@ -121,12 +121,12 @@ say(struct run *r, const char *fmt, ...)
 	va_list ap;
 
 	if (r->o->progress)
-		fputs("\r\033[K", r->o->out);
+		(void)fputs("\r\033[K", r->o->out);
 	va_start(ap, fmt);
 	(void)vfprintf(r->o->out, fmt, ap);
 	va_end(ap);
-	fputc('\n', r->o->out);
-	fflush(r->o->out);
+	(void)fputc('\n', r->o->out);
+	(void)fflush(r->o->out);
 }
 
 /* "[####......] i/n id: what", i the corpora settled so far. */
@@ -142,9 +142,9 @@ progress(struct run *r, const char *id, const char *what)
 	for (size_t i = 0; i < 20; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[20] = '\0';
-	fprintf(r->o->out, "\r\033[K[%s] %zu/%zu %s: %s", bar, r->done,
-	        r->total, id, what);
-	fflush(r->o->out);
+	(void)fprintf(r->o->out, "\r\033[K[%s] %zu/%zu %s: %s", bar, r->done,
+	              r->total, id, what);
+	(void)fflush(r->o->out);
 }
 
 /* --- lock and leftovers ---------------------------------------------- */
@@ -161,7 +161,7 @@ take_lock(struct run *r, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0) {
-		cg_err_set(err, CG_EIO, "%s: %s", path, strerror(errno));
+		cg_err_set(err, CG_EIO, "%s: %s", path, cg_strerror(errno).s);
 		free(path);
 		return CG_EIO;
 	}
@@ -364,7 +364,7 @@ static int
 writers_start(struct writers *w, size_t cap, cg_err *err)
 {
 	memset(w, 0, sizeof(*w));
-	w->v = calloc(cap + 1, sizeof(*w->v));
+	w->v = calloc(cap + 1, sizeof(struct job *));
 	if (w->v == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	pthread_mutex_init(&w->mu, NULL);
@@ -511,7 +511,7 @@ probe_all(struct run *r, cg_err *err)
 
 	memset(&a, 0, sizeof(a));
 	a.r = r;
-	r->asked = calloc(r->njobs + 1, sizeof(*r->asked));
+	r->asked = calloc(r->njobs + 1, sizeof(struct job *));
 	if (r->asked == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	cg_httpc_opts_init(&ho);
@@ -590,7 +590,7 @@ updated(void *ud, struct cg_update *u)
 static int
 update_all(struct run *r, cg_err *err)
 {
-	struct cg_update **v = calloc(r->njobs + 1, sizeof(*v));
+	struct cg_update **v = calloc(r->njobs + 1, sizeof(struct cg_update *));
 	cg_update_opts uo;
 	size_t n = 0;
 
@@ -745,8 +745,8 @@ run_all(struct run *r, const cg_hm_registry *reg, cg_err *err)
 	if (rc == 0)
 		llms_all(r);
 	if (r->o->progress && r->total > 0) {
-		fputs("\r\033[K", r->o->out);
-		fflush(r->o->out);
+		(void)fputs("\r\033[K", r->o->out);
+		(void)fflush(r->o->out);
 	}
 	return rc;
 }

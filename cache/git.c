@@ -217,6 +217,8 @@ is_stale(const char *name)
  * Unlinks the regular files in dir (relative to at) whose name matches;
  * with depth > 0, also in its folders, that many levels down.
  */
+/* NOLINTBEGIN(misc-no-recursion): one level down per call, depth levels
+ * at most. */
 static void
 unlink_matching(int at, const char *dir, bool (*match)(const char *), int depth)
 {
@@ -244,6 +246,7 @@ unlink_matching(int at, const char *dir, bool (*match)(const char *), int depth)
 	}
 	closedir(d);
 }
+/* NOLINTEND(misc-no-recursion) */
 
 /* Refs are only ever *.lock: a branch may be named "tmp_x". */
 static void
@@ -309,7 +312,7 @@ repo_prepare(git_repository **repo, const char *gitdir, cg_err *err)
 			                  gitdir);
 		if (cg_rm_rf(gitdir) != 0)
 			return cg_err_set(err, CG_EIO, "%s: cannot remove: %s",
-			                  gitdir, strerror(errno));
+			                  gitdir, cg_strerror(errno).s);
 	}
 	if (git_repository_init(repo, gitdir, 1) != 0)
 		return cg_err_set(err, CG_EIO, "%s: %s", gitdir, git_msg());
@@ -590,9 +593,10 @@ skip(struct mat *m, const char *name, const char *why)
 	if (m->st->first_skip[0] != '\0')
 		return;
 	for (i = 0; name[i] != '\0' && i < 64; i++)
-		shown[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f
+		shown[i] =
+		    (char)((unsigned char)name[i] < 0x20 || name[i] == 0x7f
 		               ? '?'
-		               : name[i];
+		               : name[i]);
 	shown[i] = '\0';
 	(void)snprintf(m->st->first_skip, sizeof(m->st->first_skip),
 	               "%.120s%s%s%s: %.40s", m->rel, m->rel_len > 0 ? "/" : "",
@@ -636,10 +640,10 @@ write_blob(struct mat *m, int dirfd, const git_tree_entry *e)
 	}
 	if (fd < 0 || write_fd(fd, git_blob_rawcontent(blob), size) != 0)
 		rc = cg_err_set(m->err, CG_EIO, "write %s/%s: %s", m->rel, name,
-		                strerror(errno));
+		                cg_strerror(errno).s);
 	if (fd >= 0 && close(fd) != 0 && rc == 0)
 		rc = cg_err_set(m->err, CG_EIO, "close %s/%s: %s", m->rel, name,
-		                strerror(errno));
+		                cg_strerror(errno).s);
 	if (rc == 0) {
 		m->st->files++;
 		m->st->bytes += size;
@@ -649,6 +653,9 @@ out:
 	return rc;
 }
 
+/* NOLINTBEGIN(misc-no-recursion): write_tree, write_entry and write_dir
+ * go one tree level down per round, and write_dir stops at
+ * CG_GIT_MAX_DEPTH. */
 static int write_tree(struct mat *m, const git_tree *tree, int dirfd,
                       int level);
 
@@ -676,7 +683,7 @@ write_dir(struct mat *m, int dirfd, const git_tree_entry *e, int level)
 			skip(m, name, "duplicate name");
 		else
 			rc = cg_err_set(m->err, CG_EIO, "mkdir %s/%s: %s",
-			                m->rel, name, strerror(errno));
+			                m->rel, name, cg_strerror(errno).s);
 		git_tree_free(sub);
 		return rc;
 	}
@@ -685,7 +692,7 @@ write_dir(struct mat *m, int dirfd, const git_tree_entry *e, int level)
 	            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		rc = cg_err_set(m->err, CG_EIO, "open %s/%s: %s", m->rel, name,
-		                strerror(errno));
+		                cg_strerror(errno).s);
 	} else {
 		old = rel_push(m, name);
 		rc = write_tree(m, sub, fd, level + 1);
@@ -736,6 +743,7 @@ write_tree(struct mat *m, const git_tree *tree, int dirfd, int level)
 		                 level);
 	return rc;
 }
+/* NOLINTEND(misc-no-recursion) */
 
 /*
  * The first entry of tree named by the k bytes at name.  A raw tree may be
@@ -808,7 +816,8 @@ dest_create(int *fd, const char *dest, cg_err *err)
 	if (lstat(dest, &st) == 0)
 		return cg_err_set(err, CG_EINVAL, "%s: already exists", dest);
 	if (errno != ENOENT)
-		return cg_err_set(err, CG_EIO, "%s: %s", dest, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", dest,
+		                  cg_strerror(errno).s);
 	if (slash != NULL && slash != dest) {
 		if ((size_t)(slash - dest) >= sizeof(parent))
 			return cg_err_set(err, CG_EINVAL, "%s: too long", dest);
@@ -820,10 +829,11 @@ dest_create(int *fd, const char *dest, cg_err *err)
 	}
 	if (mkdir(dest, 0755) != 0)
 		return cg_err_set(err, errno == EEXIST ? CG_EINVAL : CG_EIO,
-		                  "mkdir %s: %s", dest, strerror(errno));
+		                  "mkdir %s: %s", dest, cg_strerror(errno).s);
 	*fd = open(dest, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (*fd < 0)
-		return cg_err_set(err, CG_EIO, "%s: %s", dest, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", dest,
+		                  cg_strerror(errno).s);
 	return 0;
 }
 

@@ -109,20 +109,20 @@ cg_hmi_warn_take(struct cg_hmi *h)
 }
 
 void
-cg_hmi_warn_adopt(struct cg_hmi *h, char **w)
+cg_hmi_warn_adopt(struct cg_hmi *h, char **warnings)
 {
-	if (w == NULL)
+	if (warnings == NULL)
 		return;
-	for (size_t i = 0; w[i] != NULL; i++) {
+	for (size_t i = 0; warnings[i] != NULL; i++) {
 		if (i < CG_HM_MAX_WARNINGS - 1) {
-			h->warn[h->nwarn++] = w[i];
+			h->warn[h->nwarn++] = warnings[i];
 			continue;
 		}
 		/* Only the overflow line written by cg_hmi_warn_take. */
-		h->more += strtoull(w[i], NULL, 10);
-		free(w[i]);
+		h->more += strtoull(warnings[i], NULL, 10);
+		free(warnings[i]);
 	}
-	h->spare = w;
+	h->spare = warnings;
 }
 
 /* ----------------------------------------------------------- utilities */
@@ -285,7 +285,7 @@ cg_hmi_q(char *out, const char *s)
 	for (size_t i = 0; i < k; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		out[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+		out[i] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
 	}
 	if (k < n) {
 		memcpy(out + k, "...", 3);

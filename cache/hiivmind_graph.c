@@ -311,8 +311,11 @@ alias(struct cg_hmi *h, cg_hm_reggraph *rg, const char *term, size_t tlen,
 	memset(&a, 0, sizeof(a));
 	a.term = cg_hmi_dupn(h, term, tlen);
 	a.targets = calloc(n > 0 ? n : 1, sizeof(*a.targets));
-	if (a.targets == NULL)
-		cg_hmi_nomem(h);
+	if (a.targets == NULL) {
+		(void)cg_hmi_nomem(h);
+		free(a.term);
+		return;
+	}
 	for (size_t i = 0; h->rc == 0 && i < n; i++) {
 		const json_t *it = json_is_array(v) ? json_array_get(v, i) : v;
 

@@ -19,6 +19,7 @@
 
 #include "cache/hiivmind.h"
 #include "cache/hiivmind_int.h"
+#include "common/cg_analyzer.h"
 #include "common/cg_str.h"
 #include "common/cg_utf8.h"
 #include "common/cg_vec.h"
@@ -307,7 +308,7 @@ cg_hmi_in_fence(char *fence, const char *s, size_t n)
 
 	while (i < n && i < 3 && s[i] == ' ')
 		i++;
-	c = i < n ? s[i] : '\0';
+	c = (char)(i < n ? s[i] : '\0');
 	while (i + k < n && s[i + k] == c)
 		k++;
 	if ((c == '`' || c == '~') && k >= 3) {
@@ -614,6 +615,9 @@ cg_hm_check(cg_hm_index *ix, const cg_hm_config *c, const cg_hm_graph *g)
 
 /* ---------------------------------------------------------- appending */
 
+/* gcc 12 -fanalyzer false positive (common/cg_analyzer.h): each copy is
+ * stored in d, returned to the caller, which frees it with cg_strv_free. */
+CG_ANALYZER_STORE_INTO_ARRAY_BEGIN
 static char **
 strv_dup(const char *const *v)
 {
@@ -623,13 +627,18 @@ strv_dup(const char *const *v)
 	while (v != NULL && v[n] != NULL)
 		n++;
 	d = calloc(n + 1, sizeof(*d));
-	for (size_t i = 0; d != NULL && i < n; i++)
-		if ((d[i] = strdup(v[i])) == NULL) {
+	if (d == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		d[i] = strdup(v[i]);
+		if (d[i] == NULL) {
 			cg_strv_free(d);
 			return NULL;
 		}
+	}
 	return d;
 }
+CG_ANALYZER_STORE_INTO_ARRAY_END
 
 static char *
 opt_dup(const char *s, bool *bad)

@@ -915,11 +915,11 @@ cg_llms_resolve(const cg_llms_site *s, const char *href, char **url, char **doc,
 }
 
 int
-cg_llms_redirect(const cg_llms_site *s, const char *from, const char *loc,
+cg_llms_redirect(const cg_llms_site *s, const char *from, const char *location,
                  char **url, cg_err *why)
 {
-	size_t n = strlen(loc);
-	size_t k = scheme_len(loc);
+	size_t n = strlen(location);
+	size_t k = scheme_len(location);
 	struct url f;
 	struct url p;
 	cg_buf b;
@@ -927,15 +927,15 @@ cg_llms_redirect(const cg_llms_site *s, const char *from, const char *loc,
 
 	*url = NULL;
 	cg_err_clear(why);
-	if (n == 0 || bad_text(loc, n) || !split_url(from, &f))
-		return refuse(why, loc, "not a URL to follow");
-	if (k > 0 && !is_http(loc, k))
-		return refuse(why, loc,
+	if (n == 0 || bad_text(location, n) || !split_url(from, &f))
+		return refuse(why, location, "not a URL to follow");
+	if (k > 0 && !is_http(location, k))
+		return refuse(why, location,
 		              "a redirect to a scheme other than http(s)");
 	cg_buf_init(&b, CG_LLMS_URL_MAX);
-	if (k == 0 && loc[0] == '/' && n > 1 && loc[1] == '/')
+	if (k == 0 && location[0] == '/' && n > 1 && location[1] == '/')
 		rc = cg_buf_printf(&b, "%.*s:", (int)f.scheme_len, f.scheme);
-	else if (k == 0 && loc[0] == '/')
+	else if (k == 0 && location[0] == '/')
 		rc = cg_buf_printf(&b, "%.*s://%.*s", (int)f.scheme_len,
 		                   f.scheme, (int)f.auth_len, f.auth);
 	else if (k == 0) {
@@ -947,13 +947,13 @@ cg_llms_redirect(const cg_llms_site *s, const char *from, const char *loc,
 		                   f.path, dn == 0 ? "/" : "");
 	}
 	if (rc == 0)
-		rc = put_encoded(&b, loc, strcspn(loc, "#"));
+		rc = put_encoded(&b, location, strcspn(location, "#"));
 	if (rc != 0)
-		rc = refuse(why, loc, "a URL over 2048 bytes");
+		rc = refuse(why, location, "a URL over 2048 bytes");
 	if (rc == 0 && !split_url(cg_buf_str(&b), &p))
-		rc = refuse(why, loc, "not an http(s) URL");
+		rc = refuse(why, location, "not an http(s) URL");
 	if (rc == 0)
-		rc = allowed(s, &p, loc, why);
+		rc = allowed(s, &p, location, why);
 	if (rc == 0 && (*url = cg_buf_take(&b)) == NULL)
 		rc = oom(why);
 	cg_buf_fini(&b);

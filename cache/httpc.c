@@ -118,7 +118,8 @@ cg_httpc_quote(char *dst, size_t cap, const char *src, size_t n, size_t max,
 		}
 		if (o + 1 + 4 > cap)
 			break;
-		dst[o++] = src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?';
+		dst[o++] =
+		    (char)(src[i] >= 0x20 && src[i] < 0x7f ? src[i] : '?');
 		i++;
 	}
 	if (i < n) {
@@ -547,7 +548,7 @@ cg_httpc_add(cg_httpc *h, const cg_httpc_req *rq, size_t *id, cg_err *err)
 		return rc;
 	if (h->n == h->cap) {
 		size_t cap = h->cap ? h->cap * 2 : 16;
-		struct xfer **v = realloc(h->v, cap * sizeof(*v));
+		struct xfer **v = realloc(h->v, cap * sizeof(struct xfer *));
 
 		if (v == NULL)
 			return cg_err_set(err, CG_ENOMEM,

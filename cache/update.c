@@ -239,13 +239,13 @@ publish(const struct cg_update *u, cg_err *err)
 	if (!cg_is_dir(u->dir)) {
 		if (rename(u->stage, u->dir) != 0)
 			return cg_err_set(err, CG_EIO, "publish %s: %s", u->dir,
-			                  strerror(errno));
+			                  cg_strerror(errno).s);
 		return 0;
 	}
 	if (renameat2(AT_FDCWD, u->stage, AT_FDCWD, u->dir, RENAME_EXCHANGE) !=
 	    0)
 		return cg_err_set(err, CG_EIO, "publish %s: %s", u->dir,
-		                  strerror(errno));
+		                  cg_strerror(errno).s);
 	(void)cg_rm_rf(u->stage); /* the old tree */
 	return 0;
 }

@@ -161,8 +161,8 @@ cli_usage(const char *cmd, const char *synopsis, const char *about,
 int
 cli_fail(const char *cmd, const cg_err *err)
 {
-	fprintf(stderr, "corpus-gw %s: %s\n", cmd,
-	        err->msg[0] ? err->msg : cg_code_name(err->code));
+	(void)fprintf(stderr, "corpus-gw %s: %s\n", cmd,
+	              err->msg[0] ? err->msg : cg_code_name(err->code));
 	return cg_code_exit(err->code);
 }
 

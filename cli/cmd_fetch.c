@@ -64,6 +64,16 @@ add_repo(struct repos *r, const char *path)
 	return r->v[r->n++] ? 0 : CG_ENOMEM;
 }
 
+static void
+repos_fini(struct repos *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i]);
+	free(r->v);
+	r->v = NULL;
+	r->n = 0;
+}
+
 /* A workspace's root and the repository of each of its sources. */
 static int
 add_workspace(struct repos *r, const char *dir, cg_err *err)
@@ -107,14 +117,15 @@ find_repos(const cli_args *a, struct repos *r, cg_err *err)
 static void
 summary(const cg_fetch_report *rep)
 {
-	fprintf(stderr,
-	        "fetch: %d corpora: %d fresh, %d unchanged, %d updated, %d "
-	        "failed; %d HTTP requests on %d connections (%llu bytes), %u "
-	        "git objects (%llu bytes)\n",
-	        rep->corpora, rep->fresh, rep->unchanged, rep->updated,
-	        rep->failed, rep->http_requests, rep->http_connections,
-	        (unsigned long long)rep->http_bytes, rep->git_objects,
-	        (unsigned long long)rep->git_bytes);
+	(void)fprintf(
+	    stderr,
+	    "fetch: %d corpora: %d fresh, %d unchanged, %d updated, %d "
+	    "failed; %d HTTP requests on %d connections (%llu bytes), %u "
+	    "git objects (%llu bytes)\n",
+	    rep->corpora, rep->fresh, rep->unchanged, rep->updated, rep->failed,
+	    rep->http_requests, rep->http_connections,
+	    (unsigned long long)rep->http_bytes, rep->git_objects,
+	    (unsigned long long)rep->git_bytes);
 }
 
 /* Runs every repository; returns the exit code. */
@@ -130,19 +141,20 @@ run_repos(const cg_fetch_opts *o, const struct repos *r, cg_fetch_report *rep)
 		cg_err_clear(&e);
 		rc = cg_fetch_repo(o, r->v[i], rep, &e);
 		if (rc == CG_EPARSE || rc == CG_EINVAL) {
-			fprintf(stderr, "corpus-gw fetch: %s\n", e.msg);
+			(void)fprintf(stderr, "corpus-gw fetch: %s\n", e.msg);
 			code = 2;
 		} else if (rc != 0) {
-			fprintf(stderr, "corpus-gw fetch: %s\n", e.msg);
+			(void)fprintf(stderr, "corpus-gw fetch: %s\n", e.msg);
 			code = code ? code : 1;
 		}
 	}
 	for (size_t i = 0; i < o->nonly; i++)
 		if (!rep->matched[i]) {
-			fprintf(stderr,
-			        "corpus-gw fetch: no github corpus '%s' is "
-			        "registered\n",
-			        o->only[i]);
+			(void)fprintf(
+			    stderr,
+			    "corpus-gw fetch: no github corpus '%s' is "
+			    "registered\n",
+			    o->only[i]);
 			code = 2;
 		}
 	if (code == 0 && rep->failed > 0)
@@ -179,7 +191,7 @@ setup(const cli_args *a, cg_fetch_opts *o, cg_err *err)
 	if (cli_int(a, "wait", 0, 86400, &wait_s, err) != 0)
 		return CG_EINVAL;
 	o->lock_wait_ms = wait_s * 1000;
-	if (cli_int(a, "deadline", 1, 7 * 86400, &deadline_s, err) != 0)
+	if (cli_int(a, "deadline", 1, 7L * 86400, &deadline_s, err) != 0)
 		return CG_EINVAL;
 	o->deadline_ms = cg_mono_ms() + (int64_t)deadline_s * 1000;
 	return 0;
@@ -208,16 +220,18 @@ cmd_fetch(int argc, char **argv)
 		          fetch_opts, NOPTS(fetch_opts));
 		return 0;
 	}
-	if (setup(&a, &o, &err) != 0 || find_repos(&a, &r, &err) != 0)
+	/* find_repos may fail after it added some repositories (the second
+	 * workspace of a --config): r is freed on every path. */
+	if (setup(&a, &o, &err) != 0 || find_repos(&a, &r, &err) != 0) {
+		repos_fini(&r);
 		return cli_fail("fetch", &err);
+	}
 	memset(&rep, 0, sizeof(rep));
 	rep.matched = calloc(o.nonly + 1, sizeof(bool));
 	code = rep.matched ? run_repos(&o, &r, &rep) : 1;
 	if (o.verbose)
 		summary(&rep);
-	for (size_t i = 0; i < r.n; i++)
-		free(r.v[i]);
-	free(r.v);
+	repos_fini(&r);
 	free(rep.matched);
 	return code;
 }

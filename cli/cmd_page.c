@@ -62,8 +62,8 @@ open_synced(const cli_args *a, const char *cmd, cli_session *ss, cg_err *err)
 	if (rc == CG_ENOPROV)
 		return cg_err_set(err, rc, "%s", serr.msg);
 	if (rc != 0)
-		fprintf(stderr, "corpus-gw %s: warning: index sync: %s\n", cmd,
-		        serr.msg);
+		(void)fprintf(stderr, "corpus-gw %s: warning: index sync: %s\n",
+		              cmd, serr.msg);
 	return 0;
 }
 

@@ -53,6 +53,29 @@ static const cli_opt serve_opts[] = {
 
 #define NOPTS (sizeof(serve_opts) / sizeof(serve_opts[0]))
 
+/* --config FILE, with --deadline (when > 0) and --cache over it. */
+static int
+load_config_file(const cli_args *a, const char *file, int deadline,
+                 cg_config *cfg, cg_err *err)
+{
+	const char *cache = cli_get(a, "cache");
+	int rc = cg_config_load(cfg, file, err);
+
+	if (rc != 0)
+		return rc;
+	if (deadline > 0)
+		cfg->deadline_ms = deadline;
+	if (cache != NULL) {
+		free(cfg->cache);
+		cfg->cache = strdup(cache);
+		if (cfg->cache == NULL) {
+			cg_config_fini(cfg);
+			return cg_err_set(err, CG_ENOMEM, "out of memory");
+		}
+	}
+	return 0;
+}
+
 int
 cli_load_config(const cli_args *a, cg_config *cfg, cg_err *err)
 {
@@ -75,17 +98,8 @@ cli_load_config(const cli_args *a, cg_config *cfg, cg_err *err)
 			                  dl);
 		deadline = (int)v;
 	}
-	if (file != NULL) {
-		int rc = cg_config_load(cfg, file, err);
-
-		if (rc == 0 && deadline > 0)
-			cfg->deadline_ms = deadline;
-		if (rc == 0 && cli_get(a, "cache") != NULL) {
-			free(cfg->cache);
-			cfg->cache = strdup(cli_get(a, "cache"));
-		}
-		return rc;
-	}
+	if (file != NULL)
+		return load_config_file(a, file, deadline, cfg, err);
 	return cg_config_for_workspace(cfg, ws ? ws : ".", cli_get(a, "cache"),
 	                               cli_flag(a, "spawn"), deadline, err);
 }

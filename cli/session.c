@@ -142,7 +142,7 @@ cli_session_sync(cli_session *s, json_t **report, cg_err *err)
 		const json_t *why;
 
 		json_object_foreach(json_object_get(res, "failed"), src, why) {
-			fprintf(
+			(void)fprintf(
 			    stderr,
 			    "corpus-gw: warning: source %s not synced: %s\n",
 			    src, cg_json_str(why, "message"));
@@ -154,7 +154,7 @@ cli_session_sync(cli_session *s, json_t **report, cg_err *err)
 			json_object_update(*report,
 			                   json_object_get(res, "sources"));
 		else
-			fprintf(
+			(void)fprintf(
 			    stderr,
 			    "corpus-gw: warning: node %s not synced: %s\n",
 			    json_string_value(json_object_get(n, "node")),

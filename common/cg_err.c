@@ -1,7 +1,8 @@
 /*
- * cg_err.c - error struct helpers and the one table that maps the project's
- * error codes to names and CLI exit codes.  The HTTP mapping lives in the
- * gateway but reads cg_code_name() so that every surface agrees.
+ * cg_err.c - error struct helpers, errno texts (cg_strerror, thread-safe)
+ * and the one table that maps the project's error codes to names and CLI
+ * exit codes.  The HTTP mapping lives in the gateway but reads
+ * cg_code_name() so that every surface agrees.
  */
 #include "common/cg_err.h"
 
@@ -10,6 +11,9 @@
 #include <string.h>
 
 #include "common/cg_utf8.h"
+
+/* The function itself, not cg_err.h's macro over it. */
+#undef cg_err_set
 
 void
 cg_err_clear(cg_err *err)
@@ -57,6 +61,19 @@ cg_err_set(cg_err *err, int code, const char *fmt, ...)
 	va_end(ap);
 	make_utf8(err->msg);
 	return code;
+}
+
+/* strerror_r here is POSIX's (XSI: it returns an error number), since this
+ * file does not define _GNU_SOURCE. */
+cg_errno_text
+cg_strerror(int errnum)
+{
+	cg_errno_text t;
+
+	t.s[0] = '\0';
+	if (strerror_r(errnum, t.s, sizeof(t.s)) != 0 && t.s[0] == '\0')
+		(void)snprintf(t.s, sizeof(t.s), "Unknown error %d", errnum);
+	return t;
 }
 
 static const struct {

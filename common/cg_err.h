@@ -50,6 +50,38 @@ void cg_err_clear(cg_err *err);
 int cg_err_set(cg_err *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/*
+ * The same call, written so that the value it returns is visible where it
+ * is called: the function is defined in cg_err.c, so on
+ * `return cg_err_set(err, CG_ENOMEM, ...)` the static analyzers (gcc's
+ * -fanalyzer, clang-tidy's clang-analyzer) would otherwise assume it may
+ * return 0 and walk on into the caller's success path.  code is evaluated
+ * once (a GNU statement expression: some callers pass an expression that
+ * reads errno, which the formatting may change); compilers without GNU C
+ * call the function as it is.
+ */
+#if defined(__GNUC__)
+#define cg_err_set(err, code, ...)                                  \
+	__extension__({                                             \
+		const int cg_err_code_ = (code);                    \
+		(void)cg_err_set((err), cg_err_code_, __VA_ARGS__); \
+		cg_err_code_;                                       \
+	})
+#endif
+
+/*
+ * The text of an errno value, as strerror gives it, without strerror's
+ * buffer shared by all threads: a value of its own.  Use it inside one
+ * expression, `cg_err_set(err, CG_EIO, "%s: %s", path, cg_strerror(e).s)`
+ * (C11: the array of a returned struct lives until that expression ends),
+ * or copy it.
+ */
+typedef struct cg_errno_text {
+	char s[128];
+} cg_errno_text;
+
+cg_errno_text cg_strerror(int errnum);
+
 /* The short stable name of a code ("invalid_input", ...). */
 const char *cg_code_name(int code);
 

@@ -40,7 +40,8 @@ cg_file_read(const char *path, size_t max, char **out, size_t *len, cg_err *err)
 		if (errno == ENOENT)
 			return cg_err_set(err, CG_ENOTFOUND, "%s: not found",
 			                  path);
-		return cg_err_set(err, CG_EIO, "%s: %s", path, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", path,
+		                  cg_strerror(errno).s);
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		rc = cg_err_set(err, CG_EINVAL, "%s: not a regular file", path);
@@ -64,7 +65,7 @@ cg_file_read(const char *path, size_t max, char **out, size_t *len, cg_err *err)
 			continue;
 		if (n < 0) {
 			rc = cg_err_set(err, CG_EIO, "%s: %s", path,
-			                strerror(errno));
+			                cg_strerror(errno).s);
 			goto out_free;
 		}
 		if (n == 0)
@@ -114,7 +115,7 @@ beneath_open_fail(int dfd, const char *name, int e, const char *rel, size_t len,
 	if (e == ENAMETOOLONG)
 		return beneath_fail(err, CG_ETOOBIG, e, rel, len,
 		                    "a path component is too long");
-	return beneath_fail(err, CG_EIO, e, rel, len, strerror(e));
+	return beneath_fail(err, CG_EIO, e, rel, len, cg_strerror(e).s);
 }
 
 /* Opens the component [p, p + n) below dfd: a folder unless last. */
@@ -206,7 +207,8 @@ write_replace(const char *path, const void *data, size_t len, bool durable,
 		fd = -1;
 	}
 	if (fd < 0)
-		return cg_err_set(err, CG_EIO, "%s: %s", tmp, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", tmp,
+		                  cg_strerror(errno).s);
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 
@@ -216,18 +218,20 @@ write_replace(const char *path, const void *data, size_t len, bool durable,
 			close(fd);
 			unlink(tmp);
 			return cg_err_set(err, CG_EIO, "%s: %s", tmp,
-			                  strerror(errno));
+			                  cg_strerror(errno).s);
 		}
 		p += n;
 		len -= (size_t)n;
 	}
 	if ((durable && fsync(fd) != 0) || close(fd) != 0) {
 		unlink(tmp);
-		return cg_err_set(err, CG_EIO, "%s: %s", tmp, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", tmp,
+		                  cg_strerror(errno).s);
 	}
 	if (rename(tmp, path) != 0) {
 		unlink(tmp);
-		return cg_err_set(err, CG_EIO, "%s: %s", path, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", path,
+		                  cg_strerror(errno).s);
 	}
 	return 0;
 }
@@ -280,7 +284,7 @@ cg_mkdir_p(const char *dir, cg_err *err)
 		path[i] = '\0';
 		if (mkdir(path, 0755) != 0 && errno != EEXIST)
 			return cg_err_set(err, CG_EIO, "mkdir %s: %s", path,
-			                  strerror(errno));
+			                  cg_strerror(errno).s);
 		if (i < n)
 			path[i] = '/';
 	}
@@ -331,6 +335,8 @@ cg_rm_rf(const char *path)
 /* Links every entry of the folder src into dst (which exists): folders
  * recreated, regular files hard-linked, symlinks recreated as links (their
  * targets are not read), anything else skipped.  depth bounds recursion. */
+/* NOLINTBEGIN(misc-no-recursion): one folder deeper per call, and depth
+ * bounds it. */
 static int
 link_dir(const char *src, const char *dst, int depth, cg_err *err)
 {
@@ -343,7 +349,8 @@ link_dir(const char *src, const char *dst, int depth, cg_err *err)
 		                  src);
 	d = opendir(src);
 	if (d == NULL)
-		return cg_err_set(err, CG_EIO, "%s: %s", src, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", src,
+		                  cg_strerror(errno).s);
 	while (rc == 0 && (e = readdir(d)) != NULL) {
 		char a[PATH_MAX];
 		char b[PATH_MAX];
@@ -363,30 +370,32 @@ link_dir(const char *src, const char *dst, int depth, cg_err *err)
 		}
 		if (lstat(a, &st) != 0)
 			rc = cg_err_set(err, CG_EIO, "%s: %s", a,
-			                strerror(errno));
+			                cg_strerror(errno).s);
 		else if (S_ISDIR(st.st_mode))
 			rc = mkdir(b, 0755) != 0 && errno != EEXIST
 			         ? cg_err_set(err, CG_EIO, "%s: %s", b,
-			                      strerror(errno))
+			                      cg_strerror(errno).s)
 			         : link_dir(a, b, depth + 1, err);
 		else if (S_ISREG(st.st_mode) && link(a, b) != 0)
 			rc = cg_err_set(err, CG_EIO, "link %s: %s", b,
-			                strerror(errno));
+			                cg_strerror(errno).s);
 		else if (S_ISLNK(st.st_mode) &&
 		         ((k = readlink(a, t, sizeof(t) - 1)) < 0 ||
 		          (t[k] = '\0', symlink(t, b) != 0)))
 			rc = cg_err_set(err, CG_EIO, "symlink %s: %s", b,
-			                strerror(errno));
+			                cg_strerror(errno).s);
 	}
 	closedir(d);
 	return rc;
 }
+/* NOLINTEND(misc-no-recursion) */
 
 int
 cg_tree_link(const char *src, const char *dst, cg_err *err)
 {
 	if (mkdir(dst, 0755) != 0)
-		return cg_err_set(err, CG_EIO, "%s: %s", dst, strerror(errno));
+		return cg_err_set(err, CG_EIO, "%s: %s", dst,
+		                  cg_strerror(errno).s);
 	return link_dir(src, dst, 0, err);
 }
 

@@ -36,7 +36,7 @@
 
 #include "common/cg_err.h"
 
-#define CG_CONFIG_MAX_BYTES (256 * 1024)
+#define CG_CONFIG_MAX_BYTES ((size_t)256 * 1024)
 #define CG_CONFIG_MAX_NODES 20000
 
 typedef struct cg_conf_workspace {

@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "cache/corpus.h"
+#include "common/cg_analyzer.h"
 #include "common/cg_fs.h"
 #include "common/cg_json.h"
 #include "common/cg_str.h"
@@ -48,6 +49,9 @@ static int ws_warn(cg_workspace *ws, const char *fmt, ...)
 
 /* Appends a warning; the list stays NULL-terminated (a handful at most,
  * so it is counted rather than tracked). */
+/* gcc 12 -fanalyzer false positive (common/cg_analyzer.h): the copy is stored
+ * in ws->warnings, which cg_workspace_fini frees. */
+CG_ANALYZER_STORE_INTO_ARRAY_BEGIN
 static int
 ws_warn(cg_workspace *ws, const char *fmt, ...)
 {
@@ -69,6 +73,7 @@ ws_warn(cg_workspace *ws, const char *fmt, ...)
 	v[n + 1] = NULL;
 	return v[n] ? 0 : CG_ENOMEM;
 }
+CG_ANALYZER_STORE_INTO_ARRAY_END
 
 static bool
 seen(const struct build *b, const char *name)
@@ -79,6 +84,9 @@ seen(const struct build *b, const char *name)
 	return false;
 }
 
+/* gcc 12 -fanalyzer false positive (common/cg_analyzer.h): the copy is stored
+ * in b->seen, freed with the build. */
+CG_ANALYZER_STORE_INTO_ARRAY_BEGIN
 static int
 claim(struct build *b, const char *name)
 {
@@ -92,6 +100,7 @@ claim(struct build *b, const char *name)
 	b->seen[b->nseen++] = s;
 	return 0;
 }
+CG_ANALYZER_STORE_INTO_ARRAY_END
 
 /* True when path is root or below it (both real paths). */
 static bool
@@ -114,6 +123,9 @@ is_dir_follow(const char *path)
 }
 
 /* Takes repo and wiki (even on failure); copies the rest. */
+/* gcc 12 -fanalyzer false positive (common/cg_analyzer.h): the copies are
+ * stored in ws->sources, which cg_workspace_fini frees. */
+CG_ANALYZER_STORE_INTO_ARRAY_BEGIN
 static int
 add_source(struct build *b, const char *name, char *repo, char *wiki,
            const char *kind, const char *remote)
@@ -139,6 +151,7 @@ add_source(struct build *b, const char *name, char *repo, char *wiki,
 		return CG_ENOMEM;
 	return seen(b, name) ? 0 : claim(b, name);
 }
+CG_ANALYZER_STORE_INTO_ARRAY_END
 
 /* The real path of <repo>/.guild/wiki into *wiki, or NULL when it is not
  * a directory.  A wiki that resolves outside the root is refused with a
@@ -469,7 +482,7 @@ detect(struct build *b, cg_err *err)
 	d = opendir(b->ws->root);
 	if (d == NULL)
 		return cg_err_set(err, CG_EIO, "%s: %s", b->ws->root,
-		                  strerror(errno));
+		                  cg_strerror(errno).s);
 	while (rc == 0) {
 		de = readdir(d);
 		if (de == NULL)
@@ -495,7 +508,7 @@ set_root(cg_workspace *ws, const char *dir, cg_err *err)
 	ws->root = cg_realpath(dir);
 	if (ws->root == NULL)
 		return cg_err_set(err, errno == ENOENT ? CG_ENOTFOUND : CG_EIO,
-		                  "%s: %s", dir, strerror(errno));
+		                  "%s: %s", dir, cg_strerror(errno).s);
 	if (!is_dir_follow(ws->root))
 		return cg_err_set(err, CG_EINVAL, "%s: not a directory", dir);
 	base = strrchr(ws->root, '/');

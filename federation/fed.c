@@ -22,46 +22,48 @@
 #include "proto/wire.h"
 
 int
-cg_fed_new(cg_fed **out, const cg_fed_opts *o, cg_err *err)
+cg_fed_new(cg_fed **out, const cg_fed_opts *opts, cg_err *err)
 {
 	cg_fed *f = calloc(1, sizeof(*f));
 
 	*out = NULL;
 	if (f == NULL)
 		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
-	f->workspace = strdup(o->workspace);
-	f->nodes = calloc(o->nnodes ? o->nnodes : 1, sizeof(*f->nodes));
+	f->workspace = strdup(opts->workspace);
+	f->nodes = calloc(opts->nnodes ? opts->nnodes : 1, sizeof(*f->nodes));
 	f->strs = json_array();
 	if (f->workspace == NULL || f->nodes == NULL || f->strs == NULL) {
 		cg_fed_free(f);
 		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
 	}
-	for (size_t i = 0; i < o->nnodes; i++) {
+	for (size_t i = 0; i < opts->nnodes; i++) {
 		json_t *names = json_array();
-		const char **v = calloc(o->nodes[i].nsources + 1, sizeof(*v));
-		json_t *nm = json_string(o->nodes[i].name);
-		json_t *ws =
-		    json_string(o->nodes[i].workspace ? o->nodes[i].workspace
-		                                      : o->workspace);
+		const char **v =
+		    calloc(opts->nodes[i].nsources + 1, sizeof(*v));
+		json_t *nm = json_string(opts->nodes[i].name);
+		json_t *ws = json_string(opts->nodes[i].workspace
+		                             ? opts->nodes[i].workspace
+		                             : opts->workspace);
 
 		json_array_append_new(f->strs, nm);
 		json_array_append_new(f->strs, ws);
 		f->nodes[i].workspace = json_string_value(ws);
 		json_array_append_new(f->strs, names);
-		for (size_t k = 0; v != NULL && k < o->nodes[i].nsources; k++) {
-			json_t *s = json_string(o->nodes[i].sources[k]);
+		for (size_t k = 0; v != NULL && k < opts->nodes[i].nsources;
+		     k++) {
+			json_t *s = json_string(opts->nodes[i].sources[k]);
 
 			json_array_append_new(names, s);
 			v[k] = json_string_value(s);
 		}
 		f->nodes[i].name = json_string_value(nm);
 		f->nodes[i].sources = v;
-		f->nodes[i].nsources = v ? o->nodes[i].nsources : 0;
+		f->nodes[i].nsources = v ? opts->nodes[i].nsources : 0;
 	}
-	f->nnodes = o->nnodes;
-	f->broadcast = o->broadcast;
-	f->ctx = o->ctx;
-	f->deadline_ms = o->deadline_ms > 0 ? o->deadline_ms : 800;
+	f->nnodes = opts->nnodes;
+	f->broadcast = opts->broadcast;
+	f->ctx = opts->ctx;
+	f->deadline_ms = opts->deadline_ms > 0 ? opts->deadline_ms : 800;
 	f->stats = cg_fed_stats_new();
 	if (f->stats == NULL) {
 		cg_fed_free(f);
@@ -89,21 +91,21 @@ cg_fed_view_new(cg_fed **out, const cg_fed *base, const cg_acl *acl,
 }
 
 void
-cg_fed_free(cg_fed *f)
+cg_fed_free(cg_fed *fed)
 {
-	if (f == NULL)
+	if (fed == NULL)
 		return;
-	if (f->is_view) {
-		free(f);
+	if (fed->is_view) {
+		free(fed);
 		return;
 	}
-	for (size_t i = 0; f->nodes != NULL && i < f->nnodes; i++)
-		free((void *)f->nodes[i].sources);
-	free(f->nodes);
-	json_decref(f->strs);
-	free(f->workspace);
-	cg_fed_stats_free(f->stats);
-	free(f);
+	for (size_t i = 0; fed->nodes != NULL && i < fed->nnodes; i++)
+		free((void *)fed->nodes[i].sources);
+	free(fed->nodes);
+	json_decref(fed->strs);
+	free(fed->workspace);
+	cg_fed_stats_free(fed->stats);
+	free(fed);
 }
 
 /* --- scope ------------------------------------------------------------ */
@@ -220,8 +222,8 @@ cg_fed_round_run(cg_fed *f, struct cg_fed_round *r, const char *op,
                  const json_t *args, json_t *const *scope, cg_err *err)
 {
 	r->n = f->nnodes;
-	r->reqs = calloc(r->n ? r->n : 1, sizeof(*r->reqs));
-	r->replies = calloc(r->n ? r->n : 1, sizeof(*r->replies));
+	r->reqs = calloc(r->n ? r->n : 1, sizeof(json_t *));
+	r->replies = calloc(r->n ? r->n : 1, sizeof(json_t *));
 	r->errs = calloc(r->n ? r->n : 1, sizeof(*r->errs));
 	if (r->reqs == NULL || r->replies == NULL || r->errs == NULL)
 		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
@@ -281,23 +283,23 @@ cg_fed_round_result(const struct cg_fed_round *r, size_t i, int *code,
 
 /* Adds workspace and uri to an item a node returned (source + path). */
 void
-cg_fed_tag(json_t *h, const char *ws)
+cg_fed_tag(json_t *item, const char *ws)
 {
 	char *uri =
-	    cg_uri_make(ws, json_string_value(json_object_get(h, "source")),
-	                json_string_value(json_object_get(h, "path")));
+	    cg_uri_make(ws, json_string_value(json_object_get(item, "source")),
+	                json_string_value(json_object_get(item, "path")));
 
-	json_object_set_new(h, "uri", uri ? json_string(uri) : json_null());
+	json_object_set_new(item, "uri", uri ? json_string(uri) : json_null());
 	free(uri);
-	json_object_set_new(h, "workspace", json_string(ws));
+	json_object_set_new(item, "workspace", json_string(ws));
 }
 
 const char *
-cg_fed_entry_ws(const cg_fed *f, const json_t *entry)
+cg_fed_entry_ws(const cg_fed *fed, const json_t *entry)
 {
 	const char *ws = json_string_value(json_object_get(entry, "workspace"));
 
-	return ws ? ws : f->workspace;
+	return ws ? ws : fed->workspace;
 }
 
 void
@@ -310,10 +312,11 @@ cg_fed_followup(json_t *fu, const char *kind, const char *uri, const char *msg)
 /* --- sync --------------------------------------------------------------- */
 
 int
-cg_fed_sync(cg_fed *f, json_t **out, cg_err *err)
+cg_fed_sync(cg_fed *fed, json_t **out, cg_err *err)
 {
 	struct cg_fed_round r = {0};
-	json_t **scope = calloc(f->nnodes ? f->nnodes : 1, sizeof(*scope));
+	json_t **scope =
+	    calloc(fed->nnodes ? fed->nnodes : 1, sizeof(json_t *));
 	json_t *args = json_object();
 	int rc;
 
@@ -322,7 +325,7 @@ cg_fed_sync(cg_fed *f, json_t **out, cg_err *err)
 		json_decref(args);
 		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
 	}
-	if (f->nnodes == 0) {
+	if (fed->nnodes == 0) {
 		json_decref(args);
 		free(scope);
 		return cg_err_set(err, CG_ENOPROV,
@@ -330,9 +333,9 @@ cg_fed_sync(cg_fed *f, json_t **out, cg_err *err)
 		                  "found (expected .guild/wiki/ in the "
 		                  "workspace or its sub-guilds)");
 	}
-	rc = cg_fed_scope(f, NULL, 0, scope, err);
+	rc = cg_fed_scope(fed, NULL, 0, scope, err);
 	if (rc == 0)
-		rc = cg_fed_round_run(f, &r, "sync", args, scope, err);
+		rc = cg_fed_round_run(fed, &r, "sync", args, scope, err);
 	if (rc == 0) {
 		*out = json_object();
 		for (size_t i = 0; i < r.n; i++) {
@@ -346,12 +349,12 @@ cg_fed_sync(cg_fed *f, json_t **out, cg_err *err)
 				    *out, json_object_get(res, "sources"));
 			else if (code != 0 && rc == 0)
 				rc = cg_err_set(err, code, "node %s: %s",
-				                f->nodes[i].name, msg);
+				                fed->nodes[i].name, msg);
 		}
 	}
 	cg_fed_round_fini(&r);
 	json_decref(args);
-	for (size_t i = 0; i < f->nnodes; i++)
+	for (size_t i = 0; i < fed->nnodes; i++)
 		json_decref(scope[i]);
 	free(scope);
 	return rc;
@@ -360,16 +363,16 @@ cg_fed_sync(cg_fed *f, json_t **out, cg_err *err)
 /* --- call ----------------------------------------------------------------- */
 
 const cg_fed_node *
-cg_fed_roster(const cg_fed *f, size_t *n)
+cg_fed_roster(const cg_fed *fed, size_t *n)
 {
-	*n = f->nnodes;
-	return f->nodes;
+	*n = fed->nnodes;
+	return fed->nodes;
 }
 
 const char *
-cg_fed_workspace(const cg_fed *f)
+cg_fed_workspace(const cg_fed *fed)
 {
-	return f->workspace;
+	return fed->workspace;
 }
 
 /* Adds node i's outcome (and result) to the answer of cg_fed_call. */
@@ -399,12 +402,13 @@ call_collect(const cg_fed *f, const struct cg_fed_round *r, size_t i,
 }
 
 int
-cg_fed_call(cg_fed *f, const char *op, const json_t *args,
+cg_fed_call(cg_fed *fed, const char *op, const json_t *args,
             const char *const *sources, size_t nsources, json_t **out,
             cg_err *err)
 {
 	struct cg_fed_round r = {0};
-	json_t **scope = calloc(f->nnodes ? f->nnodes : 1, sizeof(*scope));
+	json_t **scope =
+	    calloc(fed->nnodes ? fed->nnodes : 1, sizeof(json_t *));
 	json_t *nodes = json_array();
 	json_t *empty = json_object();
 	int degraded = 0;
@@ -416,17 +420,17 @@ cg_fed_call(cg_fed *f, const char *op, const json_t *args,
 		json_decref(empty);
 		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
 	}
-	rc = f->nnodes == 0
+	rc = fed->nnodes == 0
 	         ? cg_err_set(err, CG_ENOPROV,
 	                      "nothing provisioned: no wiki found (expected "
 	                      ".guild/wiki/ in the workspace or its "
 	                      "sub-guilds)")
-	         : cg_fed_scope(f, sources, nsources, scope, err);
+	         : cg_fed_scope(fed, sources, nsources, scope, err);
 	if (rc == 0)
-		rc = cg_fed_round_run(f, &r, op, args ? args : empty, scope,
+		rc = cg_fed_round_run(fed, &r, op, args ? args : empty, scope,
 		                      err);
 	for (size_t i = 0; rc == 0 && i < r.n; i++)
-		rc = call_collect(f, &r, i, scope, nodes, err);
+		rc = call_collect(fed, &r, i, scope, nodes, err);
 	if (rc == 0) {
 		size_t i;
 		const json_t *n;
@@ -439,7 +443,7 @@ cg_fed_call(cg_fed *f, const char *op, const json_t *args,
 	cg_fed_round_fini(&r);
 	json_decref(nodes);
 	json_decref(empty);
-	for (size_t i = 0; i < f->nnodes; i++)
+	for (size_t i = 0; i < fed->nnodes; i++)
 		json_decref(scope[i]);
 	free(scope);
 	return rc;

@@ -115,7 +115,7 @@ settle(const cg_fed *f, json_t *lk, const char *ws, const json_t *call,
 }
 
 int
-cg_fed_links_settle(cg_fed *f, json_t *const *lists, const char *const *wss,
+cg_fed_links_settle(cg_fed *fed, json_t *const *lists, const char *const *wss,
                     json_t **call, cg_err *err)
 {
 	json_t *names = json_array();
@@ -143,7 +143,7 @@ cg_fed_links_settle(cg_fed *f, json_t *const *lists, const char *const *wss,
 	if (json_array_size(names) > 0) {
 		json_t *args = json_pack("{s:O}", "names", names);
 
-		rc = cg_fed_call(f, "resolve", args, NULL, 0, call, err);
+		rc = cg_fed_call(fed, "resolve", args, NULL, 0, call, err);
 		json_decref(args);
 	}
 	if (rc == 0 && *call != NULL) {
@@ -151,7 +151,7 @@ cg_fed_links_settle(cg_fed *f, json_t *const *lists, const char *const *wss,
 		json_t *ref;
 
 		json_array_foreach(refs, k, ref) {
-			settle(f, json_object_get(ref, "lk"),
+			settle(fed, json_object_get(ref, "lk"),
 			       cg_json_str(ref, "ws"), *call, k);
 		}
 	}
@@ -239,7 +239,7 @@ backlinks_round(cg_fed *f, const char *ws, const json_t *target, json_t *back,
 }
 
 int
-cg_fed_links(cg_fed *f, const char *uri, json_t **out, cg_err *err)
+cg_fed_links(cg_fed *fed, const char *uri, json_t **out, cg_err *err)
 {
 	json_t *call = NULL;
 	json_t *settled = NULL;
@@ -251,9 +251,9 @@ cg_fed_links(cg_fed *f, const char *uri, json_t **out, cg_err *err)
 
 	*out = NULL;
 	cg_pt_ev_init(&ev);
-	rc = cg_pt_page_call(f, "links", uri, NULL, &call, &ent, err);
+	rc = cg_pt_page_call(fed, "links", uri, NULL, &call, &ent, err);
 	if (rc == 0) {
-		const char *ws = cg_fed_entry_ws(f, ent);
+		const char *ws = cg_fed_entry_ws(fed, ent);
 		json_t *lists[2] = {NULL, NULL};
 		const char *wss[1] = {ws};
 
@@ -266,11 +266,12 @@ cg_fed_links(cg_fed *f, const char *uri, json_t **out, cg_err *err)
 		                json_object_get(res, "outgoing"));
 		json_object_set_new(ans, "backlinks", json_array());
 		lists[0] = json_object_get(ans, "outgoing");
-		rc = backlinks_round(f, ws, json_object_get(res, "target"),
+		rc = backlinks_round(fed, ws, json_object_get(res, "target"),
 		                     json_object_get(ans, "backlinks"), &ev,
 		                     err);
 		if (rc == 0)
-			rc = cg_fed_links_settle(f, lists, wss, &settled, err);
+			rc =
+			    cg_fed_links_settle(fed, lists, wss, &settled, err);
 		cg_pt_ev_add(&ev, settled);
 	}
 	if (rc == 0) {
@@ -292,11 +293,11 @@ cg_fed_links(cg_fed *f, const char *uri, json_t **out, cg_err *err)
 }
 
 int
-cg_fed_links_json(cg_fed *f, const json_t *args, json_t **out, cg_err *err)
+cg_fed_links_json(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
 	const char *uri = NULL;
 	int rc = cg_pt_arg_str(args, "uri", true, &uri, err);
 
 	*out = NULL;
-	return rc ? rc : cg_fed_links(f, uri, out, err);
+	return rc ? rc : cg_fed_links(fed, uri, out, err);
 }

@@ -89,7 +89,7 @@ read_followups(const json_t *ans, json_t *fu)
  * refused or did not find is its code.
  */
 int
-cg_fed_read(cg_fed *f, const char *uri, const char *lines, json_t **out,
+cg_fed_read(cg_fed *fed, const char *uri, const char *lines, json_t **out,
             cg_err *err)
 {
 	long long a = 0;
@@ -107,12 +107,12 @@ cg_fed_read(cg_fed *f, const char *uri, const char *lines, json_t **out,
 		    extra, "lines",
 		    json_pack("[I, I]", (json_int_t)a, (json_int_t)b));
 	if (rc == 0)
-		rc = cg_pt_page_call(f, "read", uri, extra, &call, &ent, err);
+		rc = cg_pt_page_call(fed, "read", uri, extra, &call, &ent, err);
 	if (rc == 0) {
 		cg_pt_ev_init(&ev);
 		cg_pt_ev_add(&ev, call);
 		*out = json_deep_copy(json_object_get(ent, "result"));
-		cg_pt_tag(cg_fed_entry_ws(f, ent), *out);
+		cg_pt_tag(cg_fed_entry_ws(fed, ent), *out);
 		json_object_set_new(*out, "evidence", cg_pt_ev_json(&ev));
 		json_object_set_new(*out, "followups", json_array());
 		read_followups(*out, json_object_get(*out, "followups"));
@@ -238,7 +238,7 @@ peek_call(cg_fed *f, const json_t *items, const json_t *scopes, json_t **call,
 }
 
 int
-cg_fed_peek(cg_fed *f, const char *const *uris, size_t n, json_t **out,
+cg_fed_peek(cg_fed *fed, const char *const *uris, size_t n, json_t **out,
             cg_err *err)
 {
 	json_t *items = json_array();
@@ -259,16 +259,16 @@ cg_fed_peek(cg_fed *f, const char *const *uris, size_t n, json_t **out,
 	rc = n == 0 || n > PEEK_MAX
 	         ? cg_err_set(err, CG_EINVAL,
 	                      "peek takes 1 to %d uris (got %zu)", PEEK_MAX, n)
-	         : peek_items(f, uris, n, items, scopes, err);
+	         : peek_items(fed, uris, n, items, scopes, err);
 	if (rc == 0)
-		rc = peek_call(f, items, scopes, &call, err);
+		rc = peek_call(fed, items, scopes, &call, err);
 	if (rc == 0) {
 		cg_pt_ev_add(&ev, call);
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(pages, json_null());
-		peek_collect(f, call, items, pages);
+		peek_collect(fed, call, items, pages);
 		peek_lists(pages, lists, wss, &first, &ierr);
-		rc = cg_fed_links_settle(f, lists, wss, &settled, err);
+		rc = cg_fed_links_settle(fed, lists, wss, &settled, err);
 		cg_pt_ev_add(&ev, settled);
 	}
 	if (rc == 0) {
@@ -442,7 +442,7 @@ resolve_answer(const char *name, const char *look, const char *anchor,
 }
 
 int
-cg_fed_resolve(cg_fed *f, const char *name, json_t **out, cg_err *err)
+cg_fed_resolve(cg_fed *fed, const char *name, json_t **out, cg_err *err)
 {
 	char *anchor = NULL;
 	char *look = lookup_name(name, &anchor);
@@ -463,13 +463,13 @@ cg_fed_resolve(cg_fed *f, const char *name, json_t **out, cg_err *err)
 	if (rc == 0) {
 		json_t *args = json_pack("{s:O}", "names", items);
 
-		rc = cg_fed_call(f, "resolve", args, NULL, 0, &call, err);
+		rc = cg_fed_call(fed, "resolve", args, NULL, 0, &call, err);
 		json_decref(args);
 	}
 	if (rc == 0) {
 		cg_pt_ev_add(&ev, call);
 		*out = resolve_answer(name, look, anchor,
-		                      resolve_merge(f, call, items, ws), &ev);
+		                      resolve_merge(fed, call, items, ws), &ev);
 	}
 	json_decref(call);
 	json_decref(items);
@@ -484,7 +484,7 @@ cg_fed_resolve(cg_fed *f, const char *name, json_t **out, cg_err *err)
  */
 
 int
-cg_fed_read_json(cg_fed *f, const json_t *args, json_t **out, cg_err *err)
+cg_fed_read_json(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
 	const char *uri = NULL;
 	const char *lines = NULL;
@@ -493,11 +493,11 @@ cg_fed_read_json(cg_fed *f, const json_t *args, json_t **out, cg_err *err)
 	*out = NULL;
 	if (rc == 0)
 		rc = cg_pt_arg_str(args, "lines", false, &lines, err);
-	return rc ? rc : cg_fed_read(f, uri, lines, out, err);
+	return rc ? rc : cg_fed_read(fed, uri, lines, out, err);
 }
 
 int
-cg_fed_peek_json(cg_fed *f, const json_t *args, json_t **out, cg_err *err)
+cg_fed_peek_json(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
 	const json_t *u = json_object_get(args, "uris");
 	const char *v[PEEK_MAX];
@@ -516,7 +516,7 @@ cg_fed_peek_json(cg_fed *f, const json_t *args, json_t **out, cg_err *err)
 			                  PEEK_MAX);
 		v[n++] = json_string_value(json_array_get(u, i));
 	}
-	rc = cg_fed_peek(f, v, n, out, err);
+	rc = cg_fed_peek(fed, v, n, out, err);
 	if (*out == NULL)
 		return rc;
 	cg_err_clear(err); /* a failed page is in the answer */
@@ -524,11 +524,11 @@ cg_fed_peek_json(cg_fed *f, const json_t *args, json_t **out, cg_err *err)
 }
 
 int
-cg_fed_resolve_json(cg_fed *f, const json_t *args, json_t **out, cg_err *err)
+cg_fed_resolve_json(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
 	const char *name = NULL;
 	int rc = cg_pt_arg_str(args, "name", true, &name, err);
 
 	*out = NULL;
-	return rc ? rc : cg_fed_resolve(f, name, out, err);
+	return rc ? rc : cg_fed_resolve(fed, name, out, err);
 }

@@ -196,7 +196,7 @@ stats_round(struct search_ctx *c, const bool *need, cg_err *err)
 {
 	struct cg_fed_round r = {0};
 	json_t **scope =
-	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*scope));
+	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(json_t *));
 	json_t *args = json_pack("{s:s, s:b}", "q",
 	                         c->req->text ? c->req->text : "", "claims", 1);
 	int rc =
@@ -305,7 +305,7 @@ take_result(struct search_ctx *c, size_t node, const json_t *res,
 static json_t **
 epochs_extra(struct search_ctx *c)
 {
-	json_t **x = calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*x));
+	json_t **x = calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(json_t *));
 
 	for (size_t i = 0; x != NULL && i < c->f->nnodes; i++) {
 		json_t *e = json_object();
@@ -422,9 +422,9 @@ fetch_phase(struct search_ctx *c, const json_t *cands, json_t *hits, json_t *fu,
 {
 	struct cg_fed_round r = {0};
 	json_t **extra =
-	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*extra));
+	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(json_t *));
 	json_t **scope =
-	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(*scope));
+	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(json_t *));
 	json_t *args =
 	    json_pack("{s:s, s:b}", "q", c->req->text ? c->req->text : "",
 	              "explain", c->req->explain);
@@ -752,8 +752,8 @@ claims_round(struct search_ctx *c, const json_t *hits)
 {
 	json_t *keys = contested(c, hits);
 	size_t nn = c->f->nnodes ? c->f->nnodes : 1;
-	json_t **ask = calloc(nn, sizeof(*ask));
-	json_t **scope = calloc(nn, sizeof(*scope));
+	json_t **ask = calloc(nn, sizeof(json_t *));
+	json_t **scope = calloc(nn, sizeof(json_t *));
 	json_t *pages = json_array();
 	json_t *args = json_object();
 	char *sig = acl_sig(c);
@@ -1029,7 +1029,7 @@ fed_answer(struct search_ctx *c, json_t *hits, cg_err *err)
 }
 
 int
-cg_fed_search(cg_fed *f, const cg_search_req *req, json_t **out, cg_err *err)
+cg_fed_search(cg_fed *fed, const cg_search_req *req, json_t **out, cg_err *err)
 {
 	struct search_ctx c;
 	json_t *all = json_array();
@@ -1042,7 +1042,7 @@ cg_fed_search(cg_fed *f, const cg_search_req *req, json_t **out, cg_err *err)
 
 	*out = NULL;
 	memset(&c, 0, sizeof(c));
-	c.f = f;
+	c.f = fed;
 	c.req = req;
 	rc = fed_search_prepare(&c, err);
 	if (rc == 0 && req->sync)
@@ -1050,7 +1050,7 @@ cg_fed_search(cg_fed *f, const cg_search_req *req, json_t **out, cg_err *err)
 	if (rc == 0 && !c.no_terms)
 		rc = search_hits(&c, all, err);
 	if (rc == 0 && c.corpora)
-		cg_fed_corpus_route(f, &cq, all, &graph);
+		cg_fed_corpus_route(fed, &cq, all, &graph);
 	if (rc == 0) {
 		hits = cg_merge_hits(all, c.limit);
 		*out = hits ? fed_answer(&c, hits, err) : NULL;
@@ -1060,7 +1060,7 @@ cg_fed_search(cg_fed *f, const cg_search_req *req, json_t **out, cg_err *err)
 	if (rc == 0 && c.corpora)
 		json_object_set_new(
 		    *out, "related",
-		    cg_fed_corpus_related(f, &cq, graph,
+		    cg_fed_corpus_related(fed, &cq, graph,
 		                          json_object_get(*out, "hits")));
 	json_decref(graph);
 	json_decref(hits);

@@ -378,9 +378,9 @@ list_answer(const cg_list_req *r, int limit, json_t *call, json_t *scope,
 }
 
 int
-cg_fed_list(cg_fed *f, const cg_list_req *r, json_t **out, cg_err *err)
+cg_fed_list(cg_fed *fed, const cg_list_req *req, json_t **out, cg_err *err)
 {
-	int limit = r->limit == 0 ? CG_LIST_DEFAULT_LIMIT : r->limit;
+	int limit = req->limit == 0 ? CG_LIST_DEFAULT_LIMIT : req->limit;
 	json_t *call = NULL;
 	json_t *scope = NULL;
 	json_t *args;
@@ -389,25 +389,25 @@ cg_fed_list(cg_fed *f, const cg_list_req *r, json_t **out, cg_err *err)
 	int rc;
 
 	*out = NULL;
-	if (limit < 1 || limit > CG_LIST_MAX_LIMIT || r->offset < 0 ||
-	    r->offset > CG_LIST_MAX_OFFSET)
+	if (limit < 1 || limit > CG_LIST_MAX_LIMIT || req->offset < 0 ||
+	    req->offset > CG_LIST_MAX_OFFSET)
 		return cg_err_set(err, CG_EINVAL,
 		                  "limit must be 1-%d and offset 0-%d",
 		                  CG_LIST_MAX_LIMIT, CG_LIST_MAX_OFFSET);
-	rc = cg_filters_validate(&r->filters, err);
+	rc = cg_filters_validate(&req->filters, err);
 	if (rc != 0)
 		return rc;
-	args = list_args(r, limit);
-	rc = walk_call(f, "list", args, r->prefix, r->sources, r->nsources,
-	               &call, &scope, err);
+	args = list_args(req, limit);
+	rc = walk_call(fed, "list", args, req->prefix, req->sources,
+	               req->nsources, &call, &scope, err);
 	json_decref(args);
 	if (rc != 0)
 		return rc;
-	all = gather(f, call, "items");
-	items =
-	    cg_merge_slice(all, cmp_uri_line, (size_t)r->offset, (size_t)limit);
+	all = gather(fed, call, "items");
+	items = cg_merge_slice(all, cmp_uri_line, (size_t)req->offset,
+	                       (size_t)limit);
 	json_decref(all);
-	*out = items ? list_answer(r, limit, call, scope, items) : NULL;
+	*out = items ? list_answer(req, limit, call, scope, items) : NULL;
 	json_decref(call);
 	if (*out == NULL)
 		return cg_err_set(err, CG_ENOMEM, "list: out of memory");
@@ -476,9 +476,9 @@ map_answer(const cg_map_req *r, int budget, json_t *call, json_t *scope,
 }
 
 int
-cg_fed_map(cg_fed *f, const cg_map_req *r, json_t **out, cg_err *err)
+cg_fed_map(cg_fed *fed, const cg_map_req *req, json_t **out, cg_err *err)
 {
-	int budget = r->budget == 0 ? CG_MAP_DEFAULT_BUDGET : r->budget;
+	int budget = req->budget == 0 ? CG_MAP_DEFAULT_BUDGET : req->budget;
 	int per = budget / 7 + 1 < 5000 ? budget / 7 + 1 : 5000;
 	json_t *call = NULL;
 	json_t *scope = NULL;
@@ -491,20 +491,20 @@ cg_fed_map(cg_fed *f, const cg_map_req *r, json_t **out, cg_err *err)
 	if (budget < CG_MAP_MIN_BUDGET || budget > CG_MAP_MAX_BUDGET)
 		return cg_err_set(err, CG_EINVAL, "budget must be %d-%d",
 		                  CG_MAP_MIN_BUDGET, CG_MAP_MAX_BUDGET);
-	rc = cg_filters_validate(&r->filters, err);
+	rc = cg_filters_validate(&req->filters, err);
 	if (rc != 0)
 		return rc;
-	args = json_pack("{s:o, s:i}", "filters", cg_filters_json(&r->filters),
-	                 "per_category", per);
-	rc = walk_call(f, "map", args, r->prefix, r->sources, r->nsources,
-	               &call, &scope, err);
+	args = json_pack("{s:o, s:i}", "filters",
+	                 cg_filters_json(&req->filters), "per_category", per);
+	rc = walk_call(fed, "map", args, req->prefix, req->sources,
+	               req->nsources, &call, &scope, err);
 	json_decref(args);
 	if (rc != 0)
 		return rc;
-	sources = map_sources(f, call);
+	sources = map_sources(fed, call);
 	body = sources ? cg_map_plan(sources, budget) : NULL;
 	if (body != NULL)
-		*out = map_answer(r, budget, call, scope, body);
+		*out = map_answer(req, budget, call, scope, body);
 	else
 		json_decref(scope);
 	json_decref(sources);
@@ -611,9 +611,9 @@ grep_answer(cg_fed *f, const cg_grep_req *r, int max, json_t *call,
 }
 
 int
-cg_fed_grep(cg_fed *f, const cg_grep_req *r, json_t **out, cg_err *err)
+cg_fed_grep(cg_fed *fed, const cg_grep_req *req, json_t **out, cg_err *err)
 {
-	int max = r->max == 0 ? CG_GREP_DEFAULT_MAX : r->max;
+	int max = req->max == 0 ? CG_GREP_DEFAULT_MAX : req->max;
 	json_t *call = NULL;
 	json_t *scope = NULL;
 	json_t *args;
@@ -622,21 +622,22 @@ cg_fed_grep(cg_fed *f, const cg_grep_req *r, json_t **out, cg_err *err)
 	int rc;
 
 	*out = NULL;
-	rc = grep_check(r, max, err);
+	rc = grep_check(req, max, err);
 	if (rc != 0)
 		return rc;
-	args = json_pack("{s:s, s:b, s:b, s:i}", "pattern", r->pattern, "fixed",
-	                 r->fixed, "case_sensitive", r->case_sensitive, "max",
-	                 max);
-	rc = walk_call(f, "grep", args, r->prefix, r->sources, r->nsources,
-	               &call, &scope, err);
+	args = json_pack("{s:s, s:b, s:b, s:i}", "pattern", req->pattern,
+	                 "fixed", req->fixed, "case_sensitive",
+	                 req->case_sensitive, "max", max);
+	rc = walk_call(fed, "grep", args, req->prefix, req->sources,
+	               req->nsources, &call, &scope, err);
 	json_decref(args);
 	if (rc != 0)
 		return rc;
-	all = gather(f, call, "matches");
+	all = gather(fed, call, "matches");
 	matches = cg_merge_slice(all, cmp_uri_line, 0, (size_t)max);
 	json_decref(all);
-	*out = matches ? grep_answer(f, r, max, call, scope, matches) : NULL;
+	*out =
+	    matches ? grep_answer(fed, req, max, call, scope, matches) : NULL;
 	json_decref(call);
 	if (*out == NULL)
 		return cg_err_set(err, CG_ENOMEM, "grep: out of memory");
@@ -677,7 +678,7 @@ status_totals(json_t *tot, const json_t *s, json_t *fu)
 }
 
 int
-cg_fed_status(cg_fed *f, const char *const *sources, size_t nsources,
+cg_fed_status(cg_fed *fed, const char *const *sources, size_t nsources,
               json_t **out, cg_err *err)
 {
 	json_t *call = NULL;
@@ -688,7 +689,8 @@ cg_fed_status(cg_fed *f, const char *const *sources, size_t nsources,
 	              "sections", 0, "problems", 0, "db_bytes", 0);
 	const json_t *n;
 	size_t i;
-	int rc = cg_fed_call(f, "status", NULL, sources, nsources, &call, err);
+	int rc =
+	    cg_fed_call(fed, "status", NULL, sources, nsources, &call, err);
 
 	*out = NULL;
 	json_array_foreach(json_object_get(call, "nodes"), i, n) {
@@ -702,15 +704,15 @@ cg_fed_status(cg_fed *f, const char *const *sources, size_t nsources,
 		json_array_append_new(
 		    nodes, json_pack("{s:s, s:s, s:s, s:O}", "node",
 		                     cg_json_str(n, "node"), "workspace",
-		                     cg_fed_entry_ws(f, n), "outcome",
+		                     cg_fed_entry_ws(fed, n), "outcome",
 		                     cg_json_str(n, "outcome"), "sources",
 		                     srcs ? srcs : json_array()));
 	}
 	if (rc == 0)
 		*out = json_pack("{s:s, s:o, s:o, s:o, s:o}", "workspace",
-		                 cg_fed_workspace(f), "nodes", nodes, "totals",
-		                 tot, "evidence", walk_evidence(call, fu),
-		                 "followups", fu);
+		                 cg_fed_workspace(fed), "nodes", nodes,
+		                 "totals", tot, "evidence",
+		                 walk_evidence(call, fu), "followups", fu);
 	else {
 		json_decref(nodes);
 		json_decref(tot);

@@ -45,7 +45,7 @@ cg_merge_slice(const json_t *a, int (*cmp)(const void *, const void *),
                size_t from, size_t n)
 {
 	size_t len = json_array_size(a);
-	json_t **v = calloc(len ? len : 1, sizeof(*v));
+	json_t **v = calloc(len ? len : 1, sizeof(json_t *));
 	json_t *out = json_array();
 
 	if (v == NULL || out == NULL) {
@@ -55,7 +55,7 @@ cg_merge_slice(const json_t *a, int (*cmp)(const void *, const void *),
 	}
 	for (size_t i = 0; i < len; i++)
 		v[i] = json_array_get(a, i);
-	qsort(v, len, sizeof(*v), cmp);
+	qsort(v, len, sizeof(json_t *), cmp);
 	for (size_t i = from; i < len && i - from < n; i++)
 		json_array_append(out, v[i]);
 	free(v);

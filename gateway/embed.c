@@ -44,7 +44,7 @@ open_nodes(cg_embed *e, const char *cache_dir, cg_err *err)
 	int rc = 0;
 
 	e->nodes =
-	    calloc(e->ws.nsources ? e->ws.nsources : 1, sizeof(*e->nodes));
+	    calloc(e->ws.nsources ? e->ws.nsources : 1, sizeof(cg_node *));
 	if (e->nodes == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	for (size_t i = 0; i < e->ws.nsources && rc == 0; i++) {

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/cg_analyzer.h"
 #include "common/cg_buf.h"
 #include "common/cg_fs.h"
 #include "common/cg_time.h"
@@ -121,6 +122,9 @@ struct group {
 	size_t n;
 };
 
+/* gcc 12 -fanalyzer false positive (common/cg_analyzer.h): srv is stored in
+ * g->servers, which cg_gateway_free frees. */
+CG_ANALYZER_STORE_INTO_ARRAY_BEGIN
 static int
 start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
              const char *cache, cg_err *err)
@@ -170,6 +174,7 @@ start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
 	           ? cg_err_set(err, CG_ENOMEM, "out of memory")
 	           : 0;
 }
+CG_ANALYZER_STORE_INTO_ARRAY_END
 
 /* --- child processes -------------------------------------------------------
  */
@@ -339,16 +344,17 @@ start_child(cg_gateway *g, const char *exe, const char *ws,
 	               cache, (long)getpid(), g->generation, g->nchildren);
 	(void)snprintf(name, sizeof(name), "%s/%s", ws, s->name);
 	if (grow_children(g) != 0)
-		return cg_err_set(err, CG_EIO, "spawn: %s", strerror(errno));
+		return cg_err_set(err, CG_EIO, "spawn: %s",
+		                  cg_strerror(errno).s);
 	if (pipe2(fds, O_CLOEXEC) != 0)
-		return cg_err_set(err, CG_EIO, "spawn: %s", strerror(errno));
+		return cg_err_set(err, CG_EIO, "spawn: %s",
+		                  cg_strerror(errno).s);
 	if (g->log != NULL && pipe2(efds, O_CLOEXEC) != 0) {
-		char eb[128];
-		const char *why = strerror_r(errno, eb, sizeof(eb));
+		int e = errno;
 
 		close(fds[0]);
 		close(fds[1]);
-		return cg_err_set(err, CG_EIO, "spawn: %s", why);
+		return cg_err_set(err, CG_EIO, "spawn: %s", cg_strerror(e).s);
 	}
 	pid = fork();
 	if (pid < 0) {
@@ -357,7 +363,7 @@ start_child(cg_gateway *g, const char *exe, const char *ws,
 		close(fds[0]);
 		close(fds[1]);
 		close_pair(efds);
-		return cg_err_set(err, CG_EIO, "fork: %s", strerror(e));
+		return cg_err_set(err, CG_EIO, "fork: %s", cg_strerror(e).s);
 	}
 	if (pid == 0) {
 		dup2(fds[1], 1);
@@ -467,14 +473,14 @@ open_roster(cg_gateway *g, const cg_config *c, const char *cache,
 }
 
 int
-cg_gateway_open(cg_gateway **out, const cg_gateway_opts *o, cg_err *err)
+cg_gateway_open(cg_gateway **out, const cg_gateway_opts *opts, cg_err *err)
 {
-	const cg_config *c = o->config;
+	const cg_config *c = opts->config;
 	cg_gateway *g = calloc(1, sizeof(*g));
 	char *cache = c->cache ? strdup(c->cache) : cg_default_cache_dir();
 	char self[4096];
 	ssize_t sn = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	const char *exe = o->self_exe;
+	const char *exe = opts->self_exe;
 	cg_fed_opts fo;
 	int rc;
 
@@ -488,12 +494,12 @@ cg_gateway_open(cg_gateway **out, const cg_gateway_opts *o, cg_err *err)
 		self[sn > 0 ? sn : 0] = '\0';
 		exe = sn > 0 ? self : "/proc/self/exe";
 	}
-	g->on_demand = o->on_demand;
-	g->oneshot = o->oneshot;
-	g->log = o->log;
-	g->log_ctx = o->log_ctx;
-	g->log_debug = o->log_debug;
-	g->generation = o->generation;
+	g->on_demand = opts->on_demand;
+	g->oneshot = opts->oneshot;
+	g->log = opts->log;
+	g->log_ctx = opts->log_ctx;
+	g->log_debug = opts->log_debug;
+	g->generation = opts->generation;
 	rc = cg_mkdir_p(cache, err);
 	if (rc == 0)
 		rc = open_roster(g, c, cache, exe, err);
@@ -642,31 +648,40 @@ cg_gateway_stale(const cg_gateway *g, const cg_config *c, bool *stale,
 	return 0;
 }
 
+/* gcc 12 -fanalyzer false positive (common/cg_analyzer.h): the name is stored
+ * in cfg->workspaces, which cg_config_fini frees. */
+CG_ANALYZER_STORE_INTO_ARRAY_BEGIN
 int
-cg_config_for_workspace(cg_config *c, const char *dir, const char *cache,
+cg_config_for_workspace(cg_config *cfg, const char *dir, const char *cache,
                         bool spawn, int deadline_ms, cg_err *err)
 {
 	char *real = realpath(dir, NULL);
 	char *copy;
 
-	memset(c, 0, sizeof(*c));
+	memset(cfg, 0, sizeof(*cfg));
 	if (real == NULL)
 		return cg_err_set(err, CG_EINVAL, "workspace %s: %s", dir,
-		                  strerror(errno));
-	c->workspaces = calloc(1, sizeof(*c->workspaces));
+		                  cg_strerror(errno).s);
+	cfg->workspaces = calloc(1, sizeof(*cfg->workspaces));
 	copy = strdup(real);
-	if (c->workspaces == NULL || copy == NULL) {
-		free(real);
-		free(copy);
+	if (cfg->workspaces != NULL) {
+		cfg->nworkspaces = 1;
+		cfg->workspaces[0].path = real;
+		cfg->workspaces[0].spawn = spawn;
+		real = NULL;
+		if (copy != NULL)
+			cfg->workspaces[0].name = strdup(basename(copy));
+	}
+	free(real);
+	free(copy);
+	cfg->cache = cache ? strdup(cache) : NULL;
+	cfg->listen = strdup("http://127.0.0.1:7700");
+	cfg->deadline_ms = deadline_ms > 0 ? deadline_ms : 800;
+	if (cfg->workspaces == NULL || cfg->workspaces[0].name == NULL ||
+	    (cache != NULL && cfg->cache == NULL) || cfg->listen == NULL) {
+		cg_config_fini(cfg);
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
-	c->nworkspaces = 1;
-	c->workspaces[0].path = real;
-	c->workspaces[0].name = strdup(basename(copy));
-	c->workspaces[0].spawn = spawn;
-	free(copy);
-	c->cache = cache ? strdup(cache) : NULL;
-	c->listen = strdup("http://127.0.0.1:7700");
-	c->deadline_ms = deadline_ms > 0 ? deadline_ms : 800;
 	return 0;
 }
+CG_ANALYZER_STORE_INTO_ARRAY_END

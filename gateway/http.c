@@ -35,9 +35,11 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
+#include "common/cg_analyzer.h"
 #include "common/cg_buf.h"
 #include "common/cg_time.h"
 #include "common/cg_version.h"
@@ -678,16 +680,32 @@ completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* --- lifecycle ------------------------------------------------------------ */
 
+/* The port after "http://HOST:" (strtol: a number past int's range must
+ * not wrap into 0-65535); -1 when it is not a port. */
+static long
+parse_port(const char *s)
+{
+	char *end = NULL;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end != '\0' || errno != 0 || v < 0 || v > 65535)
+		return -1;
+	return v;
+}
+
 static int
 parse_listen(const char *url, struct sockaddr_in *sa, cg_err *err)
 {
 	char host[64];
-	int port;
-	char tail;
+	int n = 0;
+	long port = -1;
 
 	memset(sa, 0, sizeof(*sa));
-	if (sscanf(url, "http://%63[^:/]:%d%c", host, &port, &tail) != 2 ||
-	    port < 0 || port > 65535)
+	if (sscanf(url, "http://%63[^:/]:%n", host, &n) == 1 && n > 0)
+		port = parse_port(url + n);
+	if (port < 0)
 		return cg_err_set(err, CG_EINVAL,
 		                  "listen '%s': expected http://HOST:PORT "
 		                  "(IPv4)",
@@ -728,6 +746,19 @@ pick_timeout(int opt, int *out, cg_err *err)
 	return 0;
 }
 
+static void
+free_origins(char **v)
+{
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* A NULL-terminated copy of v (NULL: an empty list); NULL when out of
+ * memory, never a shortened list. */
+/* gcc 12 -fanalyzer false positive (common/cg_analyzer.h): each copy is stored
+ * in out, which is returned (or freed whole). */
+CG_ANALYZER_STORE_INTO_ARRAY_BEGIN
 static char **
 copy_origins(const char *const *v)
 {
@@ -737,10 +768,18 @@ copy_origins(const char *const *v)
 	while (v != NULL && v[n] != NULL)
 		n++;
 	out = calloc(n + 1, sizeof(*out));
-	for (size_t i = 0; out != NULL && i < n; i++)
+	if (out == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
 		out[i] = strdup(v[i]);
+		if (out[i] == NULL) {
+			free_origins(out);
+			return NULL;
+		}
+	}
 	return out;
 }
+CG_ANALYZER_STORE_INTO_ARRAY_END
 
 /* The first roster (the opts'), its mutex and condition variable. */
 static int
@@ -816,68 +855,103 @@ start_watchdog(cg_http *h)
 	return 0;
 }
 
+/*
+ * The listening socket, bound (port 0 picks one) and listening before
+ * libmicrohttpd starts, so that h->port and h->url are written before any
+ * of its threads exists: a worker reads h->port for every request
+ * (host_ok, origin_ok), and a client may connect the moment the socket
+ * listens.  SO_REUSEADDR as libmicrohttpd sets on a socket of its own.
+ */
+static int
+open_listener(cg_http *h, const struct sockaddr_in *want, int *out)
+{
+	struct sockaddr_in sa = {0};
+	socklen_t len = sizeof(sa);
+	int one = 1;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)want, sizeof(*want)) != 0 ||
+	    listen(fd, SOMAXCONN) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
+		close(fd);
+		return -1;
+	}
+	h->port = ntohs(sa.sin_port);
+	(void)snprintf(h->url, sizeof(h->url), "http://%s:%d",
+	               inet_ntoa(sa.sin_addr), h->port);
+	*out = fd;
+	return 0;
+}
+
+/* The daemon on the listening socket fd, which it owns once started and
+ * closes when stopped.  When it fails to start after taking fd (its
+ * threads, epoll), libmicrohttpd 0.9.75 closes fd itself; it keeps fd
+ * only when it rejects the options, which are fixed here.  So fd is not
+ * closed on failure: a descriptor closed twice could be another thread's
+ * by then. */
 static struct MHD_Daemon *
-start_daemon(cg_http *h, const struct sockaddr_in *sa)
+start_daemon(cg_http *h, int fd)
 {
 	return MHD_start_daemon(
 	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL,
-	    handler, h, MHD_OPTION_SOCK_ADDR, sa, MHD_OPTION_THREAD_POOL_SIZE,
-	    (unsigned)CG_HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT,
-	    (unsigned)CG_HTTP_CONN_LIMIT, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	    (unsigned)CG_HTTP_CONN_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned)h->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-	    (size_t)CG_HTTP_MEMORY_LIMIT, MHD_OPTION_NOTIFY_COMPLETED,
-	    completed, h, MHD_OPTION_NOTIFY_CONNECTION, notify_conn, h,
-	    MHD_OPTION_END);
+	    handler, h, MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)CG_HTTP_THREADS,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)CG_HTTP_CONN_LIMIT,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CG_HTTP_CONN_LIMIT,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->timeout_s,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CG_HTTP_MEMORY_LIMIT,
+	    MHD_OPTION_NOTIFY_COMPLETED, completed, h,
+	    MHD_OPTION_NOTIFY_CONNECTION, notify_conn, h, MHD_OPTION_END);
 }
 
 int
-cg_http_new(cg_http **out, const cg_http_opts *o, cg_err *err)
+cg_http_new(cg_http **out, const cg_http_opts *opts, cg_err *err)
 {
 	struct sockaddr_in sa;
-	const union MHD_DaemonInfo *info;
 	cg_http *h;
 	int timeout;
+	int fd;
 	int rc;
 
 	*out = NULL;
-	rc = parse_listen(o->listen, &sa, err);
+	rc = parse_listen(opts->listen, &sa, err);
 	if (rc == 0)
-		rc = pick_timeout(o->timeout_s, &timeout, err);
+		rc = pick_timeout(opts->timeout_s, &timeout, err);
 	if (rc != 0)
 		return rc;
-	if ((ntohl(sa.sin_addr.s_addr) >> 24) != 127 && !o->tokens_configured)
+	if ((ntohl(sa.sin_addr.s_addr) >> 24) != 127 &&
+	    !opts->tokens_configured)
 		return cg_err_set(err, CG_EINVAL,
 		                  "refusing to listen on %s without tokens: "
 		                  "bind to 127.0.0.1 or configure tokens",
-		                  o->listen);
+		                  opts->listen);
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	if (start_roster(h, o) != 0) {
+	if (start_roster(h, opts) != 0) {
 		free(h);
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
 	h->timeout_s = timeout;
 	h->loopback = (ntohl(sa.sin_addr.s_addr) >> 24) == 127;
 	h->metrics = cg_metrics_new();
-	h->origins = copy_origins(o->allowed_origins);
+	h->origins = copy_origins(opts->allowed_origins);
 	if (h->metrics == NULL || h->origins == NULL ||
 	    start_watchdog(h) != 0) {
 		cg_http_free(h);
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
-	h->d = start_daemon(h, &sa);
+	if (open_listener(h, &sa, &fd) == 0)
+		h->d = start_daemon(h, fd);
 	if (h->d == NULL) {
 		cg_http_free(h);
 		return cg_err_set(err, CG_EIO,
 		                  "cannot listen on %s (address in use?)",
-		                  o->listen);
+		                  opts->listen);
 	}
-	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
-	h->port = info ? info->port : ntohs(sa.sin_port);
-	(void)snprintf(h->url, sizeof(h->url), "http://%s:%d",
-	               inet_ntoa(sa.sin_addr), h->port);
 	*out = h;
 	return 0;
 }
@@ -906,9 +980,7 @@ cg_http_free(cg_http *h)
 	pthread_mutex_destroy(&h->ro_mu);
 	free(h->cur);
 	cg_metrics_free(h->metrics);
-	for (size_t i = 0; h->origins != NULL && h->origins[i] != NULL; i++)
-		free(h->origins[i]);
-	free(h->origins);
+	free_origins(h->origins);
 	free(h);
 }
 

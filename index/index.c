@@ -257,6 +257,24 @@ unlink_gen(const cg_index *idx, int64_t gen)
 	free(base);
 }
 
+/* The generation number a name starts with ("gen-N", then anything: the
+ * database and its -wal, -shm and -journal files); -1 when it has none. */
+static int
+parse_gen(const char *name, int64_t *gen)
+{
+	char *end = NULL;
+	long long v;
+
+	if (strncmp(name, "gen-", 4) != 0)
+		return -1;
+	errno = 0;
+	v = strtoll(name + 4, &end, 10);
+	if (end == name + 4 || errno != 0)
+		return -1;
+	*gen = v;
+	return 0;
+}
+
 /* Reads CURRENT: the live generation number, 0 when there is none. */
 static int64_t
 read_current(const cg_index *idx)
@@ -266,7 +284,7 @@ read_current(const cg_index *idx)
 	int64_t gen = 0;
 
 	if (path != NULL && cg_file_read(path, 128, &text, NULL, NULL) == 0 &&
-	    sscanf(text, "gen-%" SCNd64 ".db", &gen) != 1)
+	    parse_gen(text, &gen) != 0)
 		gen = 0;
 	free(text);
 	free(path);
@@ -301,7 +319,7 @@ collect_old_gens(const cg_index *idx, int64_t keep)
 	while ((de = readdir(d)) != NULL) {
 		int64_t g;
 
-		if (sscanf(de->d_name, "gen-%" SCNd64 ".db", &g) != 1)
+		if (parse_gen(de->d_name, &g) != 0)
 			continue;
 		if (g != keep && g != keep - 1)
 			unlink_gen(idx, g);
@@ -486,11 +504,11 @@ lock_writer(cg_index *idx, cg_err *err)
 	free(path);
 	if (idx->lockfd < 0)
 		return cg_err_set(err, CG_EIO, "index lock: %s",
-		                  strerror(errno));
+		                  cg_strerror(errno).s);
 	while (flock(idx->lockfd, LOCK_EX) != 0)
 		if (errno != EINTR)
 			return cg_err_set(err, CG_EIO, "index lock: %s",
-			                  strerror(errno));
+			                  cg_strerror(errno).s);
 	return 0;
 }
 
@@ -525,7 +543,7 @@ source_dir(const cg_index_opts *o)
 		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		         (c >= '0' && c <= '9') || c == '-' || c == '.';
 
-		name[n++] = ok ? c : '_';
+		name[n++] = (char)(ok ? c : '_');
 	}
 	name[n] = '\0';
 	return cg_path_join(o->cache_dir, name);
@@ -878,6 +896,25 @@ out:
 	return rc;
 }
 
+/* cg_totals' text, the row count then the token total of each column
+ * ("N T0 T1 ..."), into v; -1 when t is not that. */
+static int
+parse_totals(const char *t, long long v[CG_NCOLS + 1])
+{
+	const char *p = t;
+
+	for (int i = 0; i < CG_NCOLS + 1; i++) {
+		char *end = NULL;
+
+		errno = 0;
+		v[i] = strtoll(p, &end, 10);
+		if (end == p || errno != 0)
+			return -1;
+		p = end;
+	}
+	return 0;
+}
+
 void
 cg_index_epoch(cg_index *idx, char out[CG_EPOCH_MAX])
 {
@@ -908,9 +945,7 @@ cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
 		const char *t = (const char *)sqlite3_column_text(st, 0);
 		long long v[CG_NCOLS + 1] = {0};
 
-		if (t != NULL &&
-		    sscanf(t, "%lld %lld %lld %lld %lld %lld", &v[0], &v[1],
-		           &v[2], &v[3], &v[4], &v[5]) == CG_NCOLS + 1) {
+		if (t != NULL && parse_totals(t, v) == 0) {
 			*nrows = v[0];
 			for (int c = 0; c < CG_NCOLS; c++)
 				tot[c] = v[c + 1];

@@ -42,7 +42,8 @@ void
 cg_rank_prepare(cg_rank_ctx *r, const cg_query *q, const cg_gstats *g)
 {
 	for (int c = 0; c < CG_NCOLS; c++)
-		r->avgdl[c] = g->nrows > 0 ? (double)g->tot[c] / g->nrows : 1.0;
+		r->avgdl[c] =
+		    g->nrows > 0 ? (double)g->tot[c] / (double)g->nrows : 1.0;
 	r->nterms = (int)q->n;
 	r->phrase = cg_query_has_phrase(q) ? 1 : 0;
 	for (size_t i = 0; i < q->n && i < CG_QUERY_MAX_TERMS; i++) {

@@ -116,15 +116,17 @@ grep_fd(struct grep_run *r, int fd, cg_err *err)
 	return 0;
 }
 
-/* Why a file could not be opened, as a skipped[] reason. */
+/* Why a file could not be opened, as a skipped[] reason (in *text when it
+ * is errno's). */
 static const char *
-open_reason(int rc, int e)
+open_reason(int rc, int e, cg_errno_text *text)
 {
 	if (rc == CG_EDENIED)
 		return "symlink (not followed)";
 	if (rc == CG_EINVAL)
 		return "not a regular file";
-	return strerror(e);
+	*text = cg_strerror(e);
+	return text->s;
 }
 
 static int
@@ -147,8 +149,11 @@ grep_entry(struct grep_run *r, const cg_scan_entry *e, cg_err *err)
 	         ? CG_EIO
 	         : cg_open_beneath(&fd, r->root, e->rel, strlen(e->rel), NULL);
 	if (rc != 0) {
+		cg_errno_text text;
+
 		skip_file(r, e->rel,
-		          open_reason(rc, r->root < 0 ? r->root_errno : errno));
+		          open_reason(rc, r->root < 0 ? r->root_errno : errno,
+		                      &text));
 		return 0;
 	}
 	r->path = e->rel;

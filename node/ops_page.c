@@ -81,7 +81,7 @@ read_all(int fd, const char *rel, feed_fn feed, void *ctx, cg_err *err)
 			continue;
 		if (n < 0)
 			return cg_err_set(err, CG_EIO, "'%.300s': %s", rel,
-			                  strerror(errno));
+			                  cg_strerror(errno).s);
 		if (n == 0)
 			return 0;
 		rc = feed(ctx, chunk, (size_t)n);

@@ -361,7 +361,13 @@ parse_utc(const char *s)
 	int64_t v[6] = {0};
 	static const int width[6] = {4, 2, 2, 2, 2, 2};
 	const char *p = s;
-	int64_t y, m, d, era, yoe, doy, doe;
+	int64_t y;
+	int64_t m;
+	int64_t d;
+	int64_t era;
+	int64_t yoe;
+	int64_t doy;
+	int64_t doe;
 
 	for (int i = 0; p != NULL && i < 6; i++) {
 		for (int k = 0; k < width[i]; k++, p++) {

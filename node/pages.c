@@ -100,7 +100,7 @@ open_below(int *fd, const char *root, const char *sub, const char *rel,
 		                  "'%.300s' is not a regular file", rel);
 	default:
 		return cg_err_set(err, CG_EIO, "'%.300s': %s", rel,
-		                  strerror(e));
+		                  cg_strerror(e).s);
 	}
 }
 
@@ -191,7 +191,7 @@ static const char *const facts_sql =
     " fm_error FROM pages WHERE path = ?1";
 
 int
-cg_page_facts(cg_index *idx, const char *path, json_t *o, int64_t *id,
+cg_page_facts(cg_index *idx, const char *path, json_t *page, int64_t *id,
               cg_err *err)
 {
 	sqlite3 *db = cg_index_db(idx);
@@ -208,28 +208,34 @@ cg_page_facts(cg_index *idx, const char *path, json_t *o, int64_t *id,
 	}
 	if (rc == SQLITE_ROW) {
 		*id = sqlite3_column_int64(st, 0);
-		json_object_set_new(o, "title", cg_index_col_text(st, 1));
-		json_object_set_new(o, "category", cg_index_col_text(st, 2));
-		json_object_set_new(o, "owner", cg_index_col_text(st, 3));
-		json_object_set_new(o, "confidence", cg_index_col_text(st, 4));
-		json_object_set_new(o, "updated_at", cg_index_col_text(st, 5));
-		json_object_set_new(o, "created_at", cg_index_col_text(st, 6));
-		json_object_set_new(o, "expires_at", cg_index_col_text(st, 7));
-		json_object_set_new(o, "tags", cg_index_col_json(st, 8));
-		json_object_set_new(o, "aliases", cg_index_col_json(st, 9));
-		json_object_set_new(o, "headings", cg_index_col_json(st, 10));
-		json_object_set_new(o, "first_line", cg_index_col_text(st, 11));
-		json_object_set_new(o, "nlines",
+		json_object_set_new(page, "title", cg_index_col_text(st, 1));
+		json_object_set_new(page, "category", cg_index_col_text(st, 2));
+		json_object_set_new(page, "owner", cg_index_col_text(st, 3));
+		json_object_set_new(page, "confidence",
+		                    cg_index_col_text(st, 4));
+		json_object_set_new(page, "updated_at",
+		                    cg_index_col_text(st, 5));
+		json_object_set_new(page, "created_at",
+		                    cg_index_col_text(st, 6));
+		json_object_set_new(page, "expires_at",
+		                    cg_index_col_text(st, 7));
+		json_object_set_new(page, "tags", cg_index_col_json(st, 8));
+		json_object_set_new(page, "aliases", cg_index_col_json(st, 9));
+		json_object_set_new(page, "headings",
+		                    cg_index_col_json(st, 10));
+		json_object_set_new(page, "first_line",
+		                    cg_index_col_text(st, 11));
+		json_object_set_new(page, "nlines",
 		                    json_integer(sqlite3_column_int(st, 12)));
 		if (sqlite3_column_int(st, 13) >= CG_FM_LENIENT)
-			json_object_set_new(o, "frontmatter_error",
+			json_object_set_new(page, "frontmatter_error",
 			                    cg_index_col_text(st, 14));
 		rc = SQLITE_DONE;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return cg_index_query_fail(idx, rc, "page facts", err);
-	json_object_set_new(o, "indexed", json_boolean(*id >= 0));
+	json_object_set_new(page, "indexed", json_boolean(*id >= 0));
 	return 0;
 }
 

@@ -18,7 +18,7 @@ bound(const char *dir, const char *s, const char *tail)
 {
 	cg_buf b;
 
-	cg_buf_init(&b, CG_PREFIX_MAX * 4);
+	cg_buf_init(&b, (size_t)CG_PREFIX_MAX * 4);
 	if ((dir != NULL &&
 	     (cg_buf_puts(&b, dir) != 0 || cg_buf_putc(&b, '/') != 0)) ||
 	    cg_buf_puts(&b, s) != 0 || cg_buf_puts(&b, tail) != 0 ||

@@ -164,7 +164,7 @@ keys_init(struct find_keys *k, cg_index *idx, const char *name)
 		return CG_ENOMEM;
 	if (strchr(name, '/') == NULL)
 		return 0;
-	cg_buf_init(&b, 3 * CG_PAGE_PATH_MAX);
+	cg_buf_init(&b, (size_t)3 * CG_PAGE_PATH_MAX);
 	(void)cg_buf_printf(&b, "%s%s", k->name, md ? "" : ".md");
 	k->exact = cg_buf_take(&b);
 	(void)cg_buf_printf(&b, "%s/%s", wrel ? wrel : "",

@@ -162,7 +162,7 @@ open_wake(cg_server *s, cg_err *err)
 {
 	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) != 0)
 		return cg_err_set(err, CG_EIO, "node: pipe: %s",
-		                  strerror(errno));
+		                  cg_strerror(errno).s);
 	return 0;
 }
 
@@ -181,7 +181,7 @@ default_url(const cg_server *s, cg_err *err)
 		          (c >= '0' && c <= '9') || c == '-' || c == '.' ||
 		          c == '_';
 
-		(void)cg_buf_putc(&b, ok ? c : '_');
+		(void)cg_buf_putc(&b, (char)(ok ? c : '_'));
 	}
 	if (cg_buf_puts(&b, ".ipc") != 0) {
 		cg_buf_fini(&b);
@@ -314,7 +314,7 @@ log_warnings(const cg_server *s)
 }
 
 int
-cg_server_new(cg_server **out, const cg_server_opts *o, cg_err *err)
+cg_server_new(cg_server **out, const cg_server_opts *opts, cg_err *err)
 {
 	cg_server *s = calloc(1, sizeof(*s));
 	int rc;
@@ -324,21 +324,21 @@ cg_server_new(cg_server **out, const cg_server_opts *o, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	s->wake[0] = s->wake[1] = -1;
 	pthread_mutex_init(&s->mu, NULL);
-	s->on_demand = o->on_demand;
-	s->oneshot = o->oneshot;
+	s->on_demand = opts->on_demand;
+	s->oneshot = opts->oneshot;
 	s->reconcile_ms =
-	    (int64_t)(o->reconcile_s > 0 ? o->reconcile_s
-	                                 : CG_SERVER_RECONCILE_S) *
+	    (int64_t)(opts->reconcile_s > 0 ? opts->reconcile_s
+	                                    : CG_SERVER_RECONCILE_S) *
 	    1000;
 	s->debounce_ms =
-	    o->debounce_ms > 0 ? o->debounce_ms : CG_SERVER_DEBOUNCE_MS;
-	s->log = o->log;
-	s->log_ctx = o->log_ctx;
-	rc = cg_sources_load(&s->ws, o->root, o->sources, o->nsources, o->name,
-	                     err);
+	    opts->debounce_ms > 0 ? opts->debounce_ms : CG_SERVER_DEBOUNCE_MS;
+	s->log = opts->log;
+	s->log_ctx = opts->log_ctx;
+	rc = cg_sources_load(&s->ws, opts->root, opts->sources, opts->nsources,
+	                     opts->name, err);
 	if (rc == 0) {
 		log_warnings(s);
-		rc = copy_names(s, o, err);
+		rc = copy_names(s, opts, err);
 	}
 	if (rc == 0)
 		rc = cg_mkdir_p(s->cache, err);
@@ -347,7 +347,7 @@ cg_server_new(cg_server **out, const cg_server_opts *o, cg_err *err)
 	if (rc == 0)
 		rc = open_wake(s, err);
 	if (rc == 0)
-		rc = listen_on(s, o->listen, err);
+		rc = listen_on(s, opts->listen, err);
 	if (rc != 0) {
 		cg_server_free(s);
 		return rc;
@@ -760,14 +760,14 @@ cg_server_start(cg_server *s, cg_err *err)
 	if (rc != 0)
 		return cg_err_set(err, CG_ERR,
 		                  "node: cannot start a thread: %s",
-		                  strerror(rc));
+		                  cg_strerror(rc).s);
 	s->sync_running = true;
 	rc = pthread_create(&s->serve_th, NULL, serve_main, s);
 	if (rc != 0) {
 		cg_server_stop(s);
 		return cg_err_set(err, CG_ERR,
 		                  "node: cannot start a thread: %s",
-		                  strerror(rc));
+		                  cg_strerror(rc).s);
 	}
 	s->serve_running = true;
 	slog(s, "info", "serving node=%s url=%s sources=%zu reconcile_s=%lld",

@@ -67,6 +67,8 @@ limit_reached(cg_watch *w, const char *dir)
 
 /* Watches dir and its sub-directories, skipping the folders the scan
  * skips ('.' and '_' prefixes); adding an existing watch is harmless. */
+/* NOLINTBEGIN(misc-no-recursion): one folder deeper per call, and no
+ * deeper than CG_WATCH_MAX_DEPTH. */
 static void
 watch_tree(cg_watch *w, const char *dir, int depth)
 {
@@ -97,6 +99,7 @@ watch_tree(cg_watch *w, const char *dir, int depth)
 	}
 	closedir(d);
 }
+/* NOLINTEND(misc-no-recursion) */
 
 void
 cg_watch_rescan(cg_watch *w)
@@ -140,7 +143,7 @@ cg_watch_start(cg_watch *w)
 		(void)snprintf(msg, sizeof(msg),
 		               "inotify unavailable; changes are seen by the "
 		               "reconcile only reason=\"%s\"",
-		               strerror(errno));
+		               cg_strerror(errno).s);
 		say(w, msg);
 		return;
 	}

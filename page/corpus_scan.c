@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cache/corpus.h"
+#include "common/cg_analyzer.h"
 #include "common/cg_fs.h"
 #include "common/cg_json.h"
 #include "common/cg_str.h"
@@ -298,11 +299,15 @@ has_str(char **v, size_t n, const char *s)
 }
 
 /* p->tags := p->tags + the overlay's tags, keywords and concepts. */
+/* gcc 12 -fanalyzer false positive (common/cg_analyzer.h): each copy is stored
+ * in p->tags, which cg_page_fini frees. */
+CG_ANALYZER_STORE_INTO_ARRAY_BEGIN
 static int
 merge_tags(cg_page *p, const json_t *ov)
 {
 	static const char *const keys[] = {"tags", "keywords", "concepts"};
-	size_t n = 0, cap = 0;
+	size_t n = 0;
+	size_t cap = 0;
 	char **v;
 
 	while (p->tags != NULL && p->tags[n] != NULL)
@@ -330,6 +335,7 @@ merge_tags(cg_page *p, const json_t *ov)
 	v[n] = NULL;
 	return 0;
 }
+CG_ANALYZER_STORE_INTO_ARRAY_END
 
 static int
 replace_str(char **dst, const json_t *v)

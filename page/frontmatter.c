@@ -412,16 +412,17 @@ key_line(const char *s, size_t n, size_t *colon)
 	return k;
 }
 
-/* An indented line: a continuation or a list item. */
+/* An indented line: a continuation or a list item.  A block scalar's
+ * lines are its text, even those that look like items. */
 static void
 on_indented(struct lenient *l, const char *s, size_t n)
 {
+	bool block = l->cont == CONT_LITERAL || l->cont == CONT_FOLDED;
+
 	cg_trim(&s, &n, CG_BLANKS);
-	if (l->cont == CONT_LITERAL || l->cont == CONT_FOLDED)
-		extend(l, s, n);
-	else if (is_item(s, n) && (l->list != NULL || l->may_list))
+	if (!block && is_item(s, n) && (l->list != NULL || l->may_list))
 		on_item(l, s + 1, n - 1);
-	else if (l->cont == CONT_PLAIN && n > 0 && s[0] != '#')
+	else if (block || (l->cont == CONT_PLAIN && n > 0 && s[0] != '#'))
 		extend(l, s, n);
 }
 
@@ -509,7 +510,7 @@ cg_fm_parse(const char *yaml, size_t len, json_t **out, cg_err *err)
 	}
 	if (len > CG_FM_MAX_BYTES) {
 		cg_err_set(err, CG_ETOOBIG,
-		           "frontmatter is %zu bytes, over the %d-byte limit",
+		           "frontmatter is %zu bytes, over the %zu-byte limit",
 		           len, CG_FM_MAX_BYTES);
 		*out = json_object();
 		return CG_FM_BROKEN;

@@ -46,7 +46,7 @@
 
 #include "common/cg_err.h"
 
-#define CG_FM_MAX_BYTES (256 * 1024)
+#define CG_FM_MAX_BYTES ((size_t)256 * 1024)
 #define CG_FM_MAX_NODES 20000
 
 enum cg_fm_status {

@@ -491,8 +491,8 @@ compile_regex(cg_grep *g, const char *pat, cg_err *err)
 		(void)regerror(rc, &re, msg, sizeof(msg));
 	else
 		regfree(&re);
-	cg_buf_init(&a, 2 * CG_GREP_PATTERN_MAX);
-	cg_buf_init(&b, 2 * CG_GREP_PATTERN_MAX);
+	cg_buf_init(&a, (size_t)2 * CG_GREP_PATTERN_MAX);
+	cg_buf_init(&b, (size_t)2 * CG_GREP_PATTERN_MAX);
 	(void)cg_buf_printf(&a, "^.*(%s)", pat);
 	(void)cg_buf_printf(&b, "^..*(%s)", pat);
 	if (rc == 0) {
@@ -548,10 +548,10 @@ set_window(cg_grep *g, size_t window)
 }
 
 int
-cg_grep_new(cg_grep **out, const cg_grep_opts *o, cg_err *err)
+cg_grep_new(cg_grep **out, const cg_grep_opts *opts, cg_err *err)
 {
 	cg_grep *g;
-	int rc = check_pattern(o, err);
+	int rc = check_pattern(opts, err);
 
 	*out = NULL;
 	if (rc != 0)
@@ -559,14 +559,14 @@ cg_grep_new(cg_grep **out, const cg_grep_opts *o, cg_err *err)
 	g = calloc(1, sizeof(*g));
 	if (g == NULL)
 		return cg_err_set(err, CG_ENOMEM, "grep: out of memory");
-	g->fixed = o->fixed;
-	g->icase = !o->case_sensitive;
+	g->fixed = opts->fixed;
+	g->icase = !opts->case_sensitive;
 	g->loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 	if (g->loc == (locale_t)0)
 		g->loc = newlocale(LC_CTYPE_MASK, "en_US.UTF-8", (locale_t)0);
-	g->nneedle = strlen(o->pattern);
-	set_window(g, o->window);
-	g->needle = strdup(o->pattern);
+	g->nneedle = strlen(opts->pattern);
+	set_window(g, opts->window);
+	g->needle = strdup(opts->pattern);
 	g->mem = malloc(g->window + 2);
 	g->buf = g->mem ? g->mem + 1 : NULL; /* spare bytes: see scan() */
 	g->fold = g->fixed && g->icase ? malloc(g->window + 1) : NULL;
@@ -577,8 +577,8 @@ cg_grep_new(cg_grep **out, const cg_grep_opts *o, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "grep: out of memory");
 	}
 	if (g->fixed && g->icase)
-		fold(g, o->pattern, g->nneedle, g->needle);
-	rc = g->fixed ? 0 : compile_regex(g, o->pattern, err);
+		fold(g, opts->pattern, g->nneedle, g->needle);
+	rc = g->fixed ? 0 : compile_regex(g, opts->pattern, err);
 	if (rc != 0) {
 		cg_grep_free(g);
 		return rc;
@@ -636,7 +636,7 @@ hit_text(const cg_grep *g, size_t off, bool more, bool *clipped)
 	clean = cg_utf8_sanitize(g->buf + from, n, NULL, NULL);
 	if (clean == NULL || (from == 0 && g->base == 0))
 		return clean;
-	cg_buf_init(&b, 4 * CG_GREP_TEXT_MAX);
+	cg_buf_init(&b, (size_t)4 * CG_GREP_TEXT_MAX);
 	(void)cg_buf_puts(&b, "…");
 	(void)cg_buf_puts(&b, clean);
 	free(clean);
@@ -793,7 +793,7 @@ cg_grep_fd(cg_grep *g, int fd, int64_t detail, cg_grep_fn fn, void *ctx,
 			continue;
 		if (n < 0)
 			return cg_err_set(err, CG_EIO, "grep: read failed: %s",
-			                  strerror(errno));
+			                  cg_strerror(errno).s);
 		if (n == 0)
 			break;
 		rc = cg_grep_feed(g, g->chunk, (size_t)n);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cg_analyzer.h"
 #include "common/cg_buf.h"
 #include "page/token.h"
 

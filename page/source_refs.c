@@ -13,7 +13,7 @@
 
 #include "common/cg_fs.h"
 
-#define RAW_META_MAX (256 * 1024)
+#define RAW_META_MAX ((size_t)256 * 1024)
 
 static int
 is_slug(const char *s)

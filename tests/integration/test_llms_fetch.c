@@ -166,6 +166,16 @@ cache_path(const char *rel)
 	return p;
 }
 
+/* The cache folder of the corpus (a static buffer: for format arguments). */
+static const char *
+cache_dir(void)
+{
+	static char d[1024];
+
+	(void)snprintf(d, sizeof(d), "%s/.hiivmind/corpus/cache/docs", WS);
+	return d;
+}
+
 static bool
 cached(const char *rel)
 {
@@ -576,7 +586,7 @@ test_refresh_no_change(void **state)
 {
 	char *err = NULL;
 	char *before =
-	    cgt_sh_out("stat -c %%i '%s'", cache_path("docs/full/pages/p2.md"));
+	    cgt_sh_out("stat -c %%i '%s/docs/full/pages/p2.md'", cache_dir());
 	char *after;
 
 	(void)state;
@@ -588,7 +598,7 @@ test_refresh_no_change(void **state)
 	assert_int_equal(log_count("^GET /site/.* 200 "), 0);
 	/* Nothing changed: nothing published (the same file). */
 	after =
-	    cgt_sh_out("stat -c %%i '%s'", cache_path("docs/full/pages/p2.md"));
+	    cgt_sh_out("stat -c %%i '%s/docs/full/pages/p2.md'", cache_dir());
 	assert_string_equal(before, after);
 	free(before);
 	free(after);
@@ -608,7 +618,7 @@ test_one_page_changed(void **state)
 	free(err);
 	assert_int_equal(log_count("^GET /site/.* 200 "), 1);
 	assert_int_equal(log_count("^GET /site/full/pages/p4.md 200 "), 1);
-	text = cgt_sh_out("cat '%s'", cache_path("docs/full/pages/p4.md"));
+	text = cgt_sh_out("cat '%s/docs/full/pages/p4.md'", cache_dir());
 	assert_non_null(strstr(text, "echidnaword"));
 	free(text);
 	{
@@ -652,8 +662,8 @@ check_consistent(void)
 {
 	char *v = cgt_sh_out("cat '%s'/docs/full/pages/p*.md | "
 	                     "grep -o 'marker v[0-9]*' | sort -u | wc -l",
-	                     cache_path(""));
-	char *n = cgt_sh_out("ls '%s'/docs/full/pages | wc -l", cache_path(""));
+	                     cache_dir());
+	char *n = cgt_sh_out("ls '%s'/docs/full/pages | wc -l", cache_dir());
 	char *rec = cache_path("_llms/full.json");
 	json_t *j = json_load_file(rec, 0, NULL);
 
@@ -706,7 +716,7 @@ test_killed(void **state)
 		{
 			char *m = cgt_sh_out("grep -c 'marker v%d' "
 			                     "'%s'/docs/full/pages/p1.md",
-			                     version, cache_path(""));
+			                     version, cache_dir());
 
 			assert_string_equal(m, "1");
 			free(m);

@@ -57,6 +57,18 @@ cgt_write(const char *dir, const char *rel, const char *content)
 	cgt_write_bytes(dir, rel, content, strlen(content));
 }
 
+int
+cgt_slowdown(void)
+{
+	const char *s = getenv("CG_TEST_SLOWDOWN");
+	char *end = NULL;
+	long k = s != NULL ? strtol(s, &end, 10) : 1;
+
+	if (s == NULL || end == s || *end != '\0' || k < 1 || k > 10)
+		k = 1;
+	return (int)k;
+}
+
 void
 cgt_rm(const char *dir)
 {

@@ -29,6 +29,12 @@ void cgt_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * spaces trimmed (malloc'd); fails the test when it does not exit 0. */
 char *cgt_sh_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* How many times slower this build runs than a plain one:
+ * CG_TEST_SLOWDOWN (tests/CMakeLists.txt: 1, ASan 3, TSan 5); 1 when unset
+ * or not a number from 1 to 10.  Wall-clock bounds and waits of a test are
+ * multiplied by it, never the quantities the test checks. */
+int cgt_slowdown(void);
+
 /* Removes a tree. */
 void cgt_rm(const char *dir);
 

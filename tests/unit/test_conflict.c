@@ -163,6 +163,7 @@ test_equal_dates(void **state)
 static void
 test_three_pages(void **state)
 {
+	json_t *pages;
 	json_t *cs;
 	const json_t *listed;
 
@@ -173,16 +174,17 @@ test_three_pages(void **state)
 	                 page("c.md", "2024-06-01", "medium", "h3")),
 	       "cg://ws/src/b.md", "older wins (high > medium)");
 	/* Every page is listed, in the order given, none dropped. */
-	cs = cg_conflicts_find(
-	    json_pack("[o, o, o]", page("a.md", "2024-01-01", "low", "h1"),
-	              page("b.md", "2024-03-01", "high", "h2"),
-	              page("c.md", "2024-06-01", "medium", "h1")));
+	pages = json_pack("[o, o, o]", page("a.md", "2024-01-01", "low", "h1"),
+	                  page("b.md", "2024-03-01", "high", "h2"),
+	                  page("c.md", "2024-06-01", "medium", "h1"));
+	cs = cg_conflicts_find(pages);
 	listed = json_object_get(json_array_get(cs, 0), "pages");
 	assert_int_equal(json_array_size(listed), 3);
 	assert_string_equal(json_string_value(json_object_get(
 	                        json_array_get(listed, 2), "uri")),
 	                    "cg://ws/src/c.md");
 	json_decref(cs);
+	json_decref(pages);
 }
 
 static void
