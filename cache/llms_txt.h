@@ -122,8 +122,8 @@ int cg_llms_resolve(const cg_llms_site *s, const char *href, char **url,
 /* A redirect's Location resolved against the URL that answered (absolute,
  * "//host/x", "/x" or relative), then checked as a link's URL is (scheme,
  * host, credentials, size): a malloc'd URL, or CG_EINVAL with why. */
-int cg_llms_redirect(const cg_llms_site *s, const char *from, const char *loc,
-                     char **url, cg_err *why);
+int cg_llms_redirect(const cg_llms_site *s, const char *from,
+                     const char *location, char **url, cg_err *why);
 
 /* The document path of an index entry's path for this kind of source:
  * ".md" appended unless it ends so (malloc'd). */
