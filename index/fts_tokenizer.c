@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "common/cg_err.h"
+#include "index/sql.h"
 #include "page/token.h"
 
 /* One tokenizer instance; it keeps no state, but FTS5 wants an object. */
@@ -66,23 +67,6 @@ cgw_tokenize(Fts5Tokenizer *t, void *fts_ctx, int flags, const char *text,
 	return cg_token_each(text, n, cgw_forward, &call);
 }
 
-/* Returns db's fts5_api, or NULL when FTS5 is missing. */
-static fts5_api *
-fts5_api_of(sqlite3 *db)
-{
-	fts5_api *api = NULL;
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL) !=
-	    SQLITE_OK)
-		return NULL;
-	if (sqlite3_bind_pointer(st, 1, &api, "fts5_api_ptr", NULL) ==
-	    SQLITE_OK)
-		(void)sqlite3_step(st);
-	sqlite3_finalize(st);
-	return api;
-}
-
 int
 cg_fts_tokenizer_register(sqlite3 *db)
 {
@@ -95,7 +79,7 @@ cg_fts_tokenizer_register(sqlite3 *db)
 
 	if (db == NULL)
 		return CG_EINVAL;
-	api = fts5_api_of(db);
+	api = cg_index_fts5_api(db);
 	if (api == NULL || api->iVersion < 2)
 		return CG_ERR;
 	if (api->xCreateTokenizer(api, CG_TOKENIZER_NAME, NULL, &tok, NULL) !=

@@ -207,7 +207,6 @@ static int
 register_functions(sqlite3 *db, cg_rank_ctx *rank, struct visibility *vis)
 {
 	fts5_api *api = NULL;
-	sqlite3_stmt *st = NULL;
 	int rc;
 
 	rc = cg_fts_tokenizer_register(db);
@@ -215,12 +214,7 @@ register_functions(sqlite3 *db, cg_rank_ctx *rank, struct visibility *vis)
 		rc = register_visible(db, vis);
 	if (rc != SQLITE_OK)
 		return rc;
-	rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return rc;
-	sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", NULL);
-	(void)sqlite3_step(st);
-	sqlite3_finalize(st);
+	api = cg_index_fts5_api(db);
 	if (api == NULL)
 		return SQLITE_ERROR;
 	rc = api->xCreateFunction(api, "cg_totals", NULL, totals_fn, NULL);

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "index/sql.h"
+
 #define K1 1.2
 #define B  0.75
 
@@ -180,16 +182,8 @@ match_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
 int
 cg_rank_register(sqlite3 *db, cg_rank_ctx *r)
 {
-	fts5_api *api = NULL;
-	sqlite3_stmt *st = NULL;
-	int rc;
+	fts5_api *api = cg_index_fts5_api(db);
 
-	rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return rc;
-	sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", NULL);
-	(void)sqlite3_step(st);
-	sqlite3_finalize(st);
 	if (api == NULL)
 		return SQLITE_ERROR;
 	return api->xCreateFunction(api, "cg_match", r, match_fn, NULL);

@@ -43,3 +43,19 @@ cg_index_col_json(sqlite3_stmt *st, int i)
 
 	return v != NULL ? v : json_array();
 }
+
+fts5_api *
+cg_index_fts5_api(sqlite3 *db)
+{
+	fts5_api *api = NULL;
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return NULL;
+	if (sqlite3_bind_pointer(st, 1, (void *)&api, "fts5_api_ptr", NULL) ==
+	    SQLITE_OK)
+		(void)sqlite3_step(st);
+	sqlite3_finalize(st);
+	return api;
+}

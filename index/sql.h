@@ -27,4 +27,8 @@ json_t *cg_index_col_text(sqlite3_stmt *st, int i);
  * into a new value; an empty array when it is NULL or does not parse. */
 json_t *cg_index_col_json(sqlite3_stmt *st, int i);
 
+/* db's fts5_api (to register tokenizers and auxiliary functions), or NULL
+ * when FTS5 is missing. */
+fts5_api *cg_index_fts5_api(sqlite3 *db);
+
 #endif
