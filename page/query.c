@@ -6,6 +6,8 @@
  * written as a double-quoted FTS5 string, so no byte of user text is ever
  * read as FTS5 syntax.  It must not pass user bytes through unquoted, add
  * prefix '*' or operators of the user's choosing, or touch a database.
+ * It also drops stopwords from the terms (not from the phrase) and gives
+ * each English word term its word forms (token.h, libstemmer).
  */
 #include "page/query.h"
 
@@ -62,11 +64,87 @@ add_term(cg_query *q, const char *s, size_t n, int ntok, int cjk)
 		return CG_ENOMEM;
 	memcpy(text, s, n);
 	text[n] = '\0';
-	q->terms[q->n].text = text;
-	q->terms[q->n].ntok = ntok;
-	q->terms[q->n].cjk = cjk;
+	q->terms[q->n] = (cg_qterm){.text = text, .ntok = ntok, .cjk = cjk};
 	q->n++;
 	return 0;
+}
+
+/* English function words: never a term when the query has another word
+ * (query.h).  Sorted, for bsearch. */
+static const char *const stopwords[] = {
+    "a",      "about", "am",    "an",    "and",   "are",   "as",    "at",
+    "be",     "been",  "being", "but",   "by",    "can",   "could", "did",
+    "do",     "does",  "for",   "from",  "had",   "has",   "have",  "he",
+    "her",    "his",   "how",   "i",     "if",    "in",    "is",    "it",
+    "its",    "me",    "my",    "of",    "on",    "or",    "our",   "she",
+    "should", "so",    "than",  "that",  "the",   "their", "them",  "then",
+    "there",  "these", "they",  "this",  "those", "to",    "was",   "we",
+    "were",   "what",  "when",  "where", "which", "who",   "why",   "will",
+    "with",   "would", "you",   "your"};
+
+static int
+cmp_word(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+static bool
+is_stopword(const cg_qterm *t)
+{
+	return !t->cjk && t->ntok == 1 &&
+	       bsearch(t->text, stopwords,
+	               sizeof(stopwords) / sizeof(stopwords[0]),
+	               sizeof(stopwords[0]), cmp_word) != NULL;
+}
+
+/* Drops stopword terms when another term remains. */
+static void
+drop_stopwords(cg_query *q)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < q->n; i++)
+		keep += !is_stopword(&q->terms[i]);
+	if (keep == 0 || keep == q->n)
+		return;
+	keep = 0;
+	for (size_t i = 0; i < q->n; i++) {
+		if (is_stopword(&q->terms[i])) {
+			free(q->terms[i].text);
+			q->nstop++;
+		} else {
+			q->terms[keep++] = q->terms[i];
+		}
+	}
+	q->n = keep;
+}
+
+/* Gives each word term its marked and bare stems (token.h). */
+static int
+add_forms(cg_query *q)
+{
+	cg_stemmer *st = cg_stemmer_new();
+	char form[CG_FORM_MAX];
+	int rc = st != NULL ? 0 : CG_ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < q->n; i++) {
+		cg_qterm *t = &q->terms[i];
+		int n = t->cjk || t->ntok != 1
+		            ? 0
+		            : cg_token_form(st, t->text, (int)strlen(t->text),
+		                            form);
+
+		if (n == 0)
+			continue;
+		t->form = strdup(form);
+		if (t->form != NULL && strcmp(form + 1, t->text) != 0)
+			t->stem = strdup(form + 1);
+		if (t->form == NULL ||
+		    (t->stem == NULL && strcmp(form + 1, t->text) != 0))
+			rc = CG_ENOMEM;
+	}
+	cg_stemmer_free(st);
+	return rc;
 }
 
 static int
@@ -143,6 +221,7 @@ cg_query_parse(cg_query *q, const char *text, cg_err *err)
 	q->n = 0;
 	q->truncated = 0;
 	q->phrase = NULL;
+	q->nstop = 0;
 	if (text == NULL)
 		return cg_err_set(err, CG_EINVAL, "query text is missing");
 	len = strnlen(text, CG_QUERY_MAX_BYTES + 1);
@@ -162,6 +241,10 @@ cg_query_parse(cg_query *q, const char *text, cg_err *err)
 		rc = 0;
 	if (rc == 0)
 		rc = flush_run(&p);
+	if (rc == 0) {
+		drop_stopwords(q);
+		rc = add_forms(q);
+	}
 	if (rc == 0 && q->n > 0) {
 		q->phrase = cg_buf_take(&p.phrase);
 		if (q->phrase == NULL)
@@ -182,14 +265,18 @@ cg_query_fini(cg_query *q)
 {
 	if (q == NULL)
 		return;
-	for (size_t i = 0; i < q->n; i++)
+	for (size_t i = 0; q->terms != NULL && i < q->n; i++) {
 		free(q->terms[i].text);
+		free(q->terms[i].form);
+		free(q->terms[i].stem);
+	}
 	free(q->terms);
 	free(q->phrase);
 	q->terms = NULL;
 	q->phrase = NULL;
 	q->n = 0;
 	q->truncated = 0;
+	q->nstop = 0;
 }
 
 const char *
@@ -200,6 +287,8 @@ cg_match_name(enum cg_match m)
 		return "phrase";
 	case CG_MATCH_ALL:
 		return "all";
+	case CG_MATCH_FORMS:
+		return "forms";
 	case CG_MATCH_SOME:
 		return "some";
 	case CG_MATCH_META:
@@ -324,6 +413,17 @@ cg_query_fts_pass(const cg_query *q, bool all)
 			if (rc == 0)
 				rc = cg_buf_putc(&b, ')');
 		}
+	}
+	/* Word forms, after the phrase, in the any-term pass only. */
+	for (size_t i = 0; rc == 0 && !all && i < q->n; i++) {
+		const char *f[2] = {q->terms[i].form, q->terms[i].stem};
+
+		for (int k = 0; rc == 0 && k < 2; k++)
+			if (f[k] != NULL) {
+				rc = cg_buf_puts(&b, " OR ");
+				if (rc == 0)
+					rc = put_quoted(&b, f[k]);
+			}
 	}
 	if (rc != 0) {
 		cg_buf_fini(&b);

@@ -27,6 +27,14 @@
  *   separate terms: "限 衍" is two terms, "限衍" one.
  * - No prefix matching: no '*' is ever emitted; a term matches whole
  *   tokens only.
+ * - Stopwords (a short list of English function words: "a", "the", "how",
+ *   "do", "i", ...) are not terms when the query has another word: they
+ *   can never be the only reason for a hit, and are not highlighted.  They
+ *   stay in q->phrase, so the exact phrase still holds them; a query of
+ *   stopwords only ("to be or not to be") keeps them as terms.
+ * - Word forms: an English word term carries its marked stem and its bare
+ *   stem (token.h); only the any-term pass (cg_query_fts_pass with all
+ *   false) looks them up, after the phrase.
  * - Expressions look like
  *     PHRASE  {title headings body} : "a b 限 衍"
  *     ALL     {title headings body} : ("a" "b" "限 衍")
@@ -48,8 +56,9 @@ enum cg_match {
 	CG_MATCH_NONE = 0,
 	CG_MATCH_META = 1,
 	CG_MATCH_SOME = 2,
-	CG_MATCH_ALL = 3,
-	CG_MATCH_PHRASE = 4,
+	CG_MATCH_FORMS = 3, /* every term, some only as another word form */
+	CG_MATCH_ALL = 4,
+	CG_MATCH_PHRASE = 5,
 };
 
 /* Caps that keep a hostile query cheap. */
@@ -63,6 +72,9 @@ typedef struct cg_qterm {
 	char *text; /* folded tokens joined by ' '; a CJK run is "限 衍" */
 	int ntok;   /* number of tokens in the term */
 	int cjk;    /* 1 when the term is a CJK run */
+	char *form; /* its marked stem (page/token.h, "\x01retri"), or NULL
+	             * when the term has no word forms */
+	char *stem; /* the bare stem when it differs from text, else NULL */
 } cg_qterm;
 
 typedef struct cg_query {
@@ -72,6 +84,7 @@ typedef struct cg_query {
 	                * CG_QUERY_MAX_TOKENS were dropped */
 	char *phrase;  /* owned: every token in order, duplicates kept, joined
 	                * by ' ' ("a b 限 衍"); NULL when n == 0 */
+	int nstop;     /* stopwords dropped from terms (still in phrase) */
 } cg_query;
 
 /*
@@ -82,7 +95,8 @@ typedef struct cg_query {
 int cg_query_parse(cg_query *q, const char *text, cg_err *err);
 void cg_query_fini(cg_query *q);
 
-/* Short name of a class: "phrase", "all", "some", "frontmatter", "none". */
+/* Short name of a class: "phrase", "all", "forms", "some", "frontmatter",
+ * "none". */
 const char *cg_match_name(enum cg_match m);
 
 /*
@@ -112,7 +126,10 @@ bool cg_query_has_phrase(const cg_query *q);
  * "t1" AND "t2" ... AND ("p1 p2 ..." OR "t1").  Phrase i of the expression
  * is term i, phrase n the whole phrase; the ranking function tells each
  * row's class from their instances (a repeated phrase after n is
- * ignored).  malloc'd; NULL when n == 0 or on allocation failure.
+ * ignored).  With all false, the word forms follow, after the phrase: per
+ * term in order, its marked stem and then its bare stem, each when the
+ * term has it (OR'ed: they add rows that hold a term only as another
+ * form).  malloc'd; NULL when n == 0 or on allocation failure.
  */
 char *cg_query_fts_pass(const cg_query *q, bool all);
 

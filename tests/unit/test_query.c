@@ -187,25 +187,25 @@ test_expressions(void **state)
 	char *e;
 
 	(void)state;
-	assert_int_equal(cg_query_parse(&q, "A \"b\" 限衍", NULL), 0);
+	assert_int_equal(cg_query_parse(&q, "X \"b\" 限衍", NULL), 0);
 	assert_int_equal(q.n, 3);
 	e = cg_query_fts(&q, CG_MATCH_PHRASE);
-	assert_string_equal(e, "{title headings body} : \"a b 限 衍\"");
+	assert_string_equal(e, "{title headings body} : \"x b 限 衍\"");
 	free(e);
 	e = cg_query_fts(&q, CG_MATCH_ALL);
 	assert_string_equal(e,
-	                    "{title headings body} : (\"a\" \"b\" \"限 衍\")");
+	                    "{title headings body} : (\"x\" \"b\" \"限 衍\")");
 	free(e);
 	e = cg_query_fts(&q, CG_MATCH_SOME);
 	assert_string_equal(
-	    e, "{title headings body} : (\"a\" OR \"b\" OR \"限 衍\")");
+	    e, "{title headings body} : (\"x\" OR \"b\" OR \"限 衍\")");
 	free(e);
 	e = cg_query_fts(&q, CG_MATCH_META);
-	assert_string_equal(e, "{tags meta} : (\"a\" OR \"b\" OR \"限 衍\")");
+	assert_string_equal(e, "{tags meta} : (\"x\" OR \"b\" OR \"限 衍\")");
 	free(e);
 	assert_null(cg_query_fts(&q, CG_MATCH_NONE));
 	e = cg_query_phrase_text(&q);
-	assert_string_equal(e, "a b 限 衍");
+	assert_string_equal(e, "x b 限 衍");
 	free(e);
 	cg_query_fini(&q);
 
@@ -410,7 +410,7 @@ test_quote_doubling(void **state)
 	char t0[] = "a\"b";
 	char t1[] = "\"";
 	char phrase[] = "a\"b \"";
-	cg_qterm terms[2] = {{t0, 1, 0}, {t1, 1, 0}};
+	cg_qterm terms[2] = {{t0, 1, 0, NULL, NULL}, {t1, 1, 0, NULL, NULL}};
 	cg_query q = {.terms = terms, .n = 2, .phrase = phrase};
 	sqlite3 *db = open_table();
 	char *e;
@@ -425,6 +425,65 @@ test_quote_doubling(void **state)
 	(void)run_expr(db, e);
 	free(e);
 	sqlite3_close(db);
+}
+
+/* Stopwords are not terms beside another word, stay in the phrase, and
+ * are terms when nothing else is. */
+static void
+test_stopwords(void **state)
+{
+	cg_query q;
+	cg_err err;
+
+	(void)state;
+	assert_int_equal(
+	    cg_query_parse(&q, "How do I roll back a deploy", &err), 0);
+	assert_int_equal(q.n, 3);
+	assert_string_equal(q.terms[0].text, "roll");
+	assert_string_equal(q.terms[1].text, "back");
+	assert_string_equal(q.terms[2].text, "deploy");
+	assert_int_equal(q.nstop, 4);
+	assert_string_equal(q.phrase, "how do i roll back a deploy");
+	cg_query_fini(&q);
+	assert_int_equal(cg_query_parse(&q, "the tar", &err), 0);
+	assert_int_equal(q.n, 1);
+	assert_true(cg_query_has_phrase(&q));
+	cg_query_fini(&q);
+	assert_int_equal(cg_query_parse(&q, "What is it?", &err), 0);
+	assert_int_equal(q.n, 3); /* what, is, it: all kept */
+	assert_int_equal(q.nstop, 0);
+	cg_query_fini(&q);
+}
+
+/* Word forms: only the any-term pass looks them up, after the phrase. */
+static void
+test_forms_in_pass(void **state)
+{
+	cg_query q;
+	cg_err err;
+	char *e;
+
+	(void)state;
+	assert_int_equal(cg_query_parse(&q, "retries policy", &err), 0);
+	assert_string_equal(q.terms[0].form, "\x01retri");
+	assert_string_equal(q.terms[0].stem, "retri");
+	assert_string_equal(q.terms[1].form, "\x01polici");
+	e = cg_query_fts_pass(&q, true);
+	assert_string_equal(e, "\"retries\" AND \"policy\" AND "
+	                       "(\"retries policy\" OR \"retries\")");
+	free(e);
+	e = cg_query_fts_pass(&q, false);
+	assert_string_equal(e, "\"retries\" OR \"policy\" OR \"retries "
+	                       "policy\" OR \"\x01retri\" OR \"retri\" OR "
+	                       "\"\x01polici\" OR \"polici\"");
+	free(e);
+	cg_query_fini(&q);
+	/* CJK runs and words with digits have no forms */
+	assert_int_equal(cg_query_parse(&q, "限衍 x86", &err), 0);
+	assert_null(q.terms[0].form);
+	assert_null(q.terms[1].form);
+	cg_query_fini(&q);
+	assert_string_equal(cg_match_name(CG_MATCH_FORMS), "forms");
 }
 
 static void
@@ -452,6 +511,8 @@ main(void)
 	    cmocka_unit_test(test_hostile_as_text),
 	    cmocka_unit_test(test_quote_doubling),
 	    cmocka_unit_test(test_match_names),
+	    cmocka_unit_test(test_stopwords),
+	    cmocka_unit_test(test_forms_in_pass),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
