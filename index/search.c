@@ -303,7 +303,8 @@ settled(const cg_cands *c)
  * be PHRASE or ALL); when they settle the list, that is the answer, as
  * the per-class order gave it (a class never ran once the better ones
  * filled the limit).  Otherwise one pass over every row any class
- * matches, from an empty list.
+ * matches, word forms included, from an empty list.  A one-word query has
+ * only that pass (its exact pass would be most of its cost again).
  */
 static int
 rank_terms(cg_index *idx, const cg_search_opts *o, cg_cands *c, int64_t *walked,

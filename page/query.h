@@ -7,10 +7,12 @@
  * text.  A term is either one Latin token or one maximal run of adjacent CJK
  * characters (matched as a phrase of its characters).
  *
- * The four match classes of SPEC 4.1 each get an expression:
+ * The match classes of SPEC 4.1 (and FORMS, issue 12) and their expressions:
  *   CG_MATCH_PHRASE  all tokens, in order, as one phrase, in the content
  *                    columns (title, headings, body);
  *   CG_MATCH_ALL     every term, anywhere in the content columns;
+ *   CG_MATCH_FORMS   every term, some only as another English word form
+ *                    (index/rank.c tells it; no expression of its own);
  *   CG_MATCH_SOME    at least one term in the content columns;
  *   CG_MATCH_META    at least one term in the frontmatter columns only
  *                    (tags, meta).
