@@ -59,7 +59,8 @@ cg_rank_prepare(cg_rank_ctx *r, const cg_query *q, const cg_gstats *g,
 	int next;
 
 	for (int c = 0; c < CG_NCOLS; c++)
-		r->avgdl[c] = g->nrows > 0 ? (double)g->tot[c] / g->nrows : 1.0;
+		r->avgdl[c] =
+		    g->nrows > 0 ? (double)g->tot[c] / (double)g->nrows : 1.0;
 	r->nterms = q->n < CG_QUERY_MAX_TERMS ? (int)q->n : CG_QUERY_MAX_TERMS;
 	r->phrase = cg_query_has_phrase(q) ? 1 : 0;
 	/* The forms follow the phrase, in cg_query_fts_pass's order. */
