@@ -157,6 +157,8 @@ match_note(const char *m, bool explain)
 {
 	if (strcmp(m, "some") == 0)
 		return "some words match";
+	if (strcmp(m, "forms") == 0)
+		return "other word forms";
 	if (strcmp(m, "frontmatter") == 0)
 		return "frontmatter-only match";
 	if (strcmp(m, "alias") == 0)

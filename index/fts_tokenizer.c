@@ -2,34 +2,100 @@
  * fts_tokenizer.c - the page tokenizer (page/token.h) as SQLite FTS5's
  * "cgw" tokenizer, so that the index and the query parser always agree on
  * what a token is.
+ *
+ * Documents also get word forms: after a word whose marked stem differs
+ * from it, the marked stem as a colocated token (FTS5_TOKEN_COLOCATED: the
+ * same position, not counted in the column's size, so lengths and BM25
+ * are those of the words alone).  In a query, a string that starts with
+ * CG_FORM_MARK is one token as it is: only page/query.c writes one (user
+ * text cannot hold the control character: the tokenizer separates at it).
+ * Between two paragraphs of a document (a blank line, or a line that
+ * starts a list item: "- ", "* ", "+ ", "1. ") it emits one boundary token,
+ * CG_PARA_MARK, which no query can hold: a phrase never runs from one
+ * paragraph or list item into the next ("{{default}}`\n\n- Open" is not
+ * the phrase "default open"), and a proximity window across one is a token
+ * longer.  It must not emit forms or boundaries for queries, or keep state
+ * between calls beyond its stemmer.
  */
 #include "index/fts_tokenizer.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "common/cg_err.h"
 #include "index/sql.h"
 #include "page/token.h"
 
-/* One tokenizer instance; it keeps no state, but FTS5 wants an object. */
+/* One tokenizer instance: its stemmer (FTS5 uses an instance from one
+ * connection, hence one thread, at a time). */
 struct cgw_tokenizer {
-	int unused; /* placeholder: the tokenizer takes no arguments */
+	cg_stemmer *stem;
 };
+
+/* The paragraph boundary token (a control character: never in a query). */
+#define CG_PARA_MARK "\x02"
 
 /* Forwards tokens from cg_token_each to FTS5's xToken. */
 struct cgw_call {
 	void *fts_ctx; /* FTS5's context for xToken */
 	int (*xToken)(void *, int, const char *, int, int, int);
+	cg_stemmer *stem; /* NULL: no word forms nor boundaries (queries) */
+	const char *text; /* the document */
+	int prev_end;     /* end of the previous token; -1 before the first */
 };
+
+/* True when text[from, to) (the gap between two tokens) ends a paragraph:
+ * it holds a blank line, or a newline, blanks and a list marker. */
+static bool
+para_break(const char *text, int from, int to)
+{
+	for (int i = from; i < to; i++) {
+		int j = i + 1;
+
+		if (text[i] != '\n')
+			continue;
+		while (j < to && (text[j] == ' ' || text[j] == '\t'))
+			j++;
+		if (j < to && (text[j] == '\n' || text[j] == '\r'))
+			return true;
+		if (j + 1 < to && strchr("-*+", text[j]) != NULL &&
+		    text[j] != '\0' &&
+		    (text[j + 1] == ' ' || text[j + 1] == '\t'))
+			return true;
+		while (j < to && text[j] >= '0' && text[j] <= '9')
+			j++;
+		if (j + 1 < to && j > i + 1 && text[j - 1] >= '0' &&
+		    text[j - 1] <= '9' && (text[j] == '.' || text[j] == ')') &&
+		    text[j + 1] == ' ')
+			return true;
+	}
+	return false;
+}
 
 static int
 cgw_forward(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
 {
 	struct cgw_call *call = ctx;
+	char form[CG_FORM_MAX];
+	int n;
+	int rc = SQLITE_OK;
 
-	(void)cjk;
-	return call->xToken(call->fts_ctx, 0, tok, ntok, start, end);
+	if (call->stem != NULL && call->prev_end >= 0 &&
+	    para_break(call->text, call->prev_end, start))
+		rc = call->xToken(call->fts_ctx, 0, CG_PARA_MARK, 1,
+		                  call->prev_end, start);
+	call->prev_end = end;
+	if (rc == SQLITE_OK)
+		rc = call->xToken(call->fts_ctx, 0, tok, ntok, start, end);
+	if (rc != SQLITE_OK || cjk || call->stem == NULL)
+		return rc;
+	n = cg_token_form(call->stem, tok, ntok, form);
+	if (n == 0 ||
+	    (n - 1 == ntok && memcmp(form + 1, tok, (size_t)ntok) == 0))
+		return rc;
+	return call->xToken(call->fts_ctx, FTS5_TOKEN_COLOCATED, form, n, start,
+	                    end);
 }
 
 static int
@@ -42,7 +108,11 @@ cgw_create(void *user, const char **argv, int argc, Fts5Tokenizer **out)
 	(void)argc; /* arguments are ignored */
 	if (t == NULL)
 		return SQLITE_NOMEM;
-	t->unused = 0;
+	t->stem = cg_stemmer_new();
+	if (t->stem == NULL) {
+		sqlite3_free(t);
+		return SQLITE_NOMEM;
+	}
 	*out = (Fts5Tokenizer *)t;
 	return SQLITE_OK;
 }
@@ -50,20 +120,28 @@ cgw_create(void *user, const char **argv, int argc, Fts5Tokenizer **out)
 static void
 cgw_delete(Fts5Tokenizer *t)
 {
+	if (t != NULL)
+		cg_stemmer_free(((struct cgw_tokenizer *)t)->stem);
 	sqlite3_free(t);
 }
 
-/* Same tokens for documents, queries and auxiliary functions. */
+/* Same words for documents, queries and auxiliary functions; word forms
+ * and paragraph boundaries for documents; a marked form in a query as it
+ * is. */
 static int
 cgw_tokenize(Fts5Tokenizer *t, void *fts_ctx, int flags, const char *text,
              int n, int (*xToken)(void *, int, const char *, int, int, int))
 {
-	struct cgw_call call = {.fts_ctx = fts_ctx, .xToken = xToken};
+	struct cgw_call call = {
+	    .fts_ctx = fts_ctx, .xToken = xToken, .text = text, .prev_end = -1};
 
-	(void)t;
-	(void)flags;
 	if (text == NULL || n <= 0)
 		return SQLITE_OK;
+	if ((flags & FTS5_TOKENIZE_QUERY) && text[0] == CG_FORM_MARK)
+		return n <= CG_FORM_MAX ? xToken(fts_ctx, 0, text, n, 0, n)
+		                        : SQLITE_OK;
+	if ((flags & FTS5_TOKENIZE_DOCUMENT) != 0)
+		call.stem = ((struct cgw_tokenizer *)t)->stem;
 	return cg_token_each(text, n, cgw_forward, &call);
 }
 

@@ -23,6 +23,7 @@
 #include "page/corpus_scan.h"
 #include "page/page.h"
 #include "page/scan.h"
+#include "page/token.h"
 #include "proto/filters.h"
 
 /* A row of the pages table, as needed to decide what changed. */
@@ -426,12 +427,74 @@ insert_page_row(struct writer *w, const cg_scan_entry *e, int64_t hash,
 	return rc;
 }
 
+/* Collects the folded tokens of a text, joined by ' ' with a ' ' around. */
 static int
-insert_sections(struct writer *w, int64_t id, const cg_page *p)
+collect_token(void *ctx, const char *tok, int ntok, int start, int end,
+              bool cjk)
+{
+	cg_buf *b = ctx;
+
+	(void)start;
+	(void)end;
+	(void)cjk;
+	(void)cg_buf_append(b, tok, (size_t)ntok);
+	return cg_buf_putc(b, ' ');
+}
+
+/* Sets *missing when a token of the slug is not among the title's. */
+struct slug_check {
+	const char *title; /* " t1 t2 ... " */
+	bool missing;
+};
+
+static int
+check_token(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
+{
+	struct slug_check *k = ctx;
+	char w[CG_TOKEN_MAX + 3];
+
+	(void)start;
+	(void)end;
+	(void)cjk;
+	(void)snprintf(w, sizeof(w), " %.*s ", ntok, tok);
+	if (strstr(k->title, w) == NULL)
+		k->missing = true;
+	return 0;
+}
+
+/* The title column: the title, and on a line of its own the file name's
+ * words when the title lacks one of them ("PostgreSQL" of use-postgres.md
+ * is also found by "postgres"); NULL: the title alone (or no memory). */
+static char *
+title_text(const char *title, const char *slug)
+{
+	struct slug_check k = {.missing = false};
+	cg_buf b;
+	char *out = NULL;
+
+	if (title == NULL || slug == NULL)
+		return NULL;
+	cg_buf_init(&b, 1 << 16);
+	(void)cg_buf_putc(&b, ' ');
+	(void)cg_token_each(title, (int)strnlen(title, 1 << 15), collect_token,
+	                    &b);
+	k.title = cg_buf_str(&b);
+	if (k.title != NULL)
+		(void)cg_token_each(slug, (int)strlen(slug), check_token, &k);
+	if (k.missing && asprintf(&out, "%s\n%s", title, slug) < 0)
+		out = NULL;
+	cg_buf_fini(&b);
+	return out;
+}
+
+static int
+insert_sections(struct writer *w, int64_t id, const cg_page *p,
+                const char *slug)
 {
 	sqlite3_stmt *st = NULL;
 	char *tags = join_list(p->tags);
 	char *meta = meta_text(p);
+	char *title = title_text(p->title, slug);
 	size_t n = p->nsections;
 	int rc;
 
@@ -446,7 +509,7 @@ insert_sections(struct writer *w, int64_t id, const cg_page *p)
 		const cg_section *s = &p->sections[i];
 
 		sqlite3_bind_int64(st, 1, (id << CG_SEC_SHIFT) | (int64_t)i);
-		bind_opt(st, 2, p->title);
+		bind_opt(st, 2, title != NULL ? title : p->title);
 		bind_opt(st, 3, s->headings);
 		bind_opt(st, 4, s->body);
 		/* Frontmatter text once per page: on its first section. */
@@ -459,6 +522,7 @@ insert_sections(struct writer *w, int64_t id, const cg_page *p)
 	sqlite3_reset(st);
 	free(tags);
 	free(meta);
+	free(title);
 	return rc;
 }
 
@@ -542,7 +606,7 @@ index_text(struct writer *w, const struct known *k, const cg_scan_entry *e,
 	if (rc == 0)
 		rc = insert_page_row(w, e, hash, &page, slug, &id);
 	if (rc == 0)
-		rc = insert_sections(w, id, &page);
+		rc = insert_sections(w, id, &page, slug);
 	if (rc == 0)
 		rc = insert_links(w, id, &page);
 	if (rc == 0)

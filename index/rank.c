@@ -1,18 +1,32 @@
 /*
- * rank.c - the FTS5 auxiliary function cg_match(sec) (see rank.h).  It
- * must stay exactly the arithmetic of the per-class ranking it replaced
- * (same terms, same order of additions), so that scores, and with them
- * the merged order, do not move.
+ * rank.c - the FTS5 auxiliary function cg_match(sec) (see rank.h).  The
+ * arithmetic must be a function of the row and the global statistics
+ * only (the same additions in the same order on every node), so that the
+ * merged order over any split of the sources equals one index's.  It must
+ * not read a column's text: instances and column sizes only.
  */
 #include "index/rank.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "index/sql.h"
 
 #define K1 1.2
 #define B  0.75
+
+/* A term found only as another word form counts this share of its BM25F
+ * (FORMS and SOME rows). */
+#define FORM_WEIGHT 0.5
+/* Proximity (rank.h): the longest window that gains, in tokens, and the
+ * bonus for adjacent terms as a share of sum(idf). */
+#define PROX_WINDOW 24
+#define PROX_WEIGHT 1.0
+/* Positions kept per term for the window (the first ones of the row). */
+#define POS_MAX 64
+/* Phrases of an expression: terms, the phrase, two forms per term. */
+#define NPHR_MAX (3 * CG_QUERY_MAX_TERMS + 1)
 
 /* Columns a class scores over: content (title, headings, body) or the
  * frontmatter (tags, meta). */
@@ -41,25 +55,37 @@ idf(int64_t df, int64_t n)
 }
 
 void
-cg_rank_prepare(cg_rank_ctx *r, const cg_query *q, const cg_gstats *g)
+cg_rank_prepare(cg_rank_ctx *r, const cg_query *q, const cg_gstats *g,
+                bool forms)
 {
+	int next;
+
 	for (int c = 0; c < CG_NCOLS; c++)
 		r->avgdl[c] =
 		    g->nrows > 0 ? (double)g->tot[c] / (double)g->nrows : 1.0;
-	r->nterms = (int)q->n;
+	r->nterms = q->n < CG_QUERY_MAX_TERMS ? (int)q->n : CG_QUERY_MAX_TERMS;
 	r->phrase = cg_query_has_phrase(q) ? 1 : 0;
-	for (size_t i = 0; i < q->n && i < CG_QUERY_MAX_TERMS; i++) {
+	/* The forms follow the phrase, in cg_query_fts_pass's order. */
+	next = r->nterms + r->phrase;
+	for (int i = 0; i < r->nterms; i++) {
 		r->idf[i] = idf(g->df[i], g->nrows);
 		r->alt[i] = q->terms[i].alt;
+		r->form[i][0] = forms && q->terms[i].form ? next++ : -1;
+		r->form[i][1] = forms && q->terms[i].stem ? next++ : -1;
 	}
+	r->nphr = next;
 	r->idf_phrase = idf(g->df_phrase, g->nrows);
 	r->last = CG_MATCH_NONE;
 }
 
-/* Per phrase of the expression and column, its instances in the row. */
+/* Per phrase of the expression and column, its instances in the row, and
+ * the first positions of each term in the content columns (column << 24 |
+ * offset, ascending). */
 struct row {
-	double tf[CG_QUERY_MAX_TERMS + 1][CG_NCOLS];
+	double tf[NPHR_MAX][CG_NCOLS];
 	double len[CG_NCOLS];
+	int npos[CG_QUERY_MAX_TERMS];
+	int pos[CG_QUERY_MAX_TERMS][POS_MAX];
 };
 
 /* BM25F of one phrase over columns [from, end). */
@@ -89,37 +115,154 @@ occurs(const struct row *w, int p, int from, int end)
 	return false;
 }
 
-/* ALL counts groups: a group of OR alternatives is met by any of them (a
- * term without alternatives is a group of one). */
+/* True when term i occurs in the content columns only as a word form. */
+static bool
+form_only(const cg_rank_ctx *r, const struct row *w, int i)
+{
+	if (occurs(w, i, CONTENT_FIRST, CONTENT_END))
+		return false;
+	for (int k = 0; k < 2; k++)
+		if (r->form[i][k] >= 0 &&
+		    occurs(w, r->form[i][k], CONTENT_FIRST, CONTENT_END))
+			return true;
+	return false;
+}
+
+/* ALL and FORMS count groups: a group of OR alternatives is met by any of
+ * them (a term without alternatives is a group of one).  OR alternatives
+ * have no forms, so only a group of one is met by a form. */
+/* Per-row counts of classify: terms and groups met. */
+struct tally {
+	int content;   /* terms in the content columns */
+	int forms;     /* terms there only as a word form */
+	int meta;      /* terms in the frontmatter columns */
+	int groups;    /* groups of alternatives */
+	int met;       /* groups with a term in the content columns */
+	int met_forms; /* groups with a term or a form there */
+};
+
+static void
+count_terms(const cg_rank_ctx *r, const struct row *w, struct tally *t)
+{
+	bool cur = false;       /* the current group is met */
+	bool cur_forms = false; /* ... or met by a form */
+
+	for (int p = 0; p < r->nterms; p++) {
+		bool in = occurs(w, p, CONTENT_FIRST, CONTENT_END);
+		bool form = !in && form_only(r, w, p);
+
+		t->content += in;
+		t->forms += form;
+		t->meta += occurs(w, p, META_FIRST, META_END);
+		if (!r->alt[p]) {
+			t->met += cur;
+			t->met_forms += cur_forms;
+			t->groups++;
+			cur = false;
+			cur_forms = false;
+		}
+		cur = cur || in;
+		cur_forms = cur_forms || in || form;
+	}
+	t->met += cur;
+	t->met_forms += cur_forms;
+}
+
 static enum cg_match
 classify(const cg_rank_ctx *r, const struct row *w)
 {
-	int content = 0;
-	int meta = 0;
-	int groups = 0;
-	int met = 0;
-	bool cur = false; /* the current group is met */
+	struct tally t = {0};
 
 	if (r->phrase && occurs(w, r->nterms, CONTENT_FIRST, CONTENT_END))
 		return CG_MATCH_PHRASE;
-	for (int p = 0; p < r->nterms; p++) {
-		bool in = occurs(w, p, CONTENT_FIRST, CONTENT_END);
-
-		content += in;
-		meta += occurs(w, p, META_FIRST, META_END);
-		if (!r->alt[p]) {
-			met += cur;
-			groups++;
-			cur = false;
-		}
-		cur = cur || in;
-	}
-	met += cur;
-	if (met == groups && r->nterms > 0)
+	count_terms(r, w, &t);
+	if (t.met == t.groups && r->nterms > 0)
 		return CG_MATCH_ALL;
-	if (content > 0 && r->nterms >= 2)
+	if (t.met_forms == t.groups && r->nterms > 0)
+		return CG_MATCH_FORMS;
+	if (t.content + t.forms > 0 && r->nterms >= 2)
 		return CG_MATCH_SOME;
-	return meta > 0 ? CG_MATCH_META : CG_MATCH_NONE;
+	return t.meta > 0 ? CG_MATCH_META : CG_MATCH_NONE;
+}
+
+/* BM25F of term i's word forms (both phrases' instances together). */
+static double
+form_bm25f(const cg_rank_ctx *r, const struct row *w, int i)
+{
+	struct row one;
+
+	for (int c = CONTENT_FIRST; c < CONTENT_END; c++) {
+		one.tf[0][c] = 0.0;
+		one.len[c] = w->len[c];
+		for (int k = 0; k < 2; k++)
+			if (r->form[i][k] >= 0)
+				one.tf[0][c] += w->tf[r->form[i][k]][c];
+	}
+	return bm25f(r, &one, 0, CONTENT_FIRST, CONTENT_END);
+}
+
+/* True when term i is absent from the row's content but one of a group
+ * of OR alternatives: the window does without it. */
+static bool
+absent_alt(const cg_rank_ctx *r, const struct row *w, int i)
+{
+	return w->npos[i] == 0 &&
+	       (r->alt[i] || (i + 1 < r->nterms && r->alt[i + 1]));
+}
+
+/* The shortest span, in tokens, of one content column that holds a kept
+ * position of every term (of every present alternative of a group);
+ * INT32_MAX when there is none. */
+static int
+min_span(const cg_rank_ctx *r, const struct row *w)
+{
+	int at[CG_QUERY_MAX_TERMS] = {0};
+	int best = INT32_MAX;
+
+	for (;;) {
+		int lo = 0;
+		int hi = 0;
+		int arg = -1;
+
+		for (int i = 0; i < r->nterms; i++) {
+			int v;
+
+			if (absent_alt(r, w, i))
+				continue;
+			if (at[i] >= w->npos[i])
+				return best;
+			v = w->pos[i][at[i]];
+			if (arg < 0 || v > hi)
+				hi = v;
+			if (arg < 0 || v < lo) {
+				lo = v;
+				arg = i;
+			}
+		}
+		if (arg < 0)
+			return best;
+		/* Same column: the column sits in the high bits. */
+		if ((lo >> 24) == (hi >> 24) && hi - lo + 1 < best)
+			best = hi - lo + 1;
+		at[arg]++;
+	}
+}
+
+static double
+proximity(const cg_rank_ctx *r, const struct row *w)
+{
+	double sum = 0.0;
+	int span;
+
+	if (r->nterms < 2)
+		return 0.0;
+	span = min_span(r, w);
+	if (span > PROX_WINDOW)
+		return 0.0;
+	for (int p = 0; p < r->nterms; p++)
+		sum += r->idf[p];
+	return PROX_WEIGHT * sum * r->nterms /
+	       (span < r->nterms ? r->nterms : span);
 }
 
 static double
@@ -133,9 +276,28 @@ score_of(const cg_rank_ctx *r, const struct row *w, enum cg_match m)
 		return 0.0;
 	if (m == CG_MATCH_PHRASE)
 		return r->idf_phrase * bm25f(r, w, r->nterms, from, end);
-	for (int p = 0; p < r->nterms; p++)
-		score += r->idf[p] * bm25f(r, w, p, from, end);
+	for (int p = 0; p < r->nterms; p++) {
+		if ((m == CG_MATCH_FORMS || m == CG_MATCH_SOME) &&
+		    form_only(r, w, p))
+			score += r->idf[p] * FORM_WEIGHT * form_bm25f(r, w, p);
+		else
+			score += r->idf[p] * bm25f(r, w, p, from, end);
+	}
+	if (m == CG_MATCH_ALL)
+		score += proximity(r, w);
 	return score;
+}
+
+/* Counts the instance of phrase p at (col, off) into the row. */
+static void
+count_inst(const cg_rank_ctx *r, struct row *w, int p, int col, int off)
+{
+	if (col < 0 || col >= CG_NCOLS)
+		return;
+	w->tf[p][col] += 1.0;
+	if (p < r->nterms && col < CONTENT_END && w->npos[p] < POS_MAX &&
+	    off < (1 << 24))
+		w->pos[p][w->npos[p]++] = col << 24 | off;
 }
 
 static void
@@ -143,13 +305,15 @@ match_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
          int nval, sqlite3_value **val)
 {
 	cg_rank_ctx *r = api->xUserData(fc);
-	int nphr = r->nterms + r->phrase;
+	int nphr = r->nphr;
 	struct row w;
 	enum cg_match m;
 
 	(void)nval;
 	(void)val;
-	memset(&w, 0, sizeof(w));
+	/* Only what is read: tf of the expression's phrases, counts. */
+	memset(w.tf, 0, (size_t)nphr * sizeof(w.tf[0]));
+	memset(w.npos, 0, sizeof(w.npos));
 	/* Per phrase, its instances in position order (xPhraseFirst: no
 	 * sort of every instance of the row, as xInst needs). */
 	for (int p = 0; p < nphr; p++) {
@@ -163,8 +327,7 @@ match_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
 			return;
 		}
 		while (col >= 0) {
-			if (col < CG_NCOLS)
-				w.tf[p][col] += 1.0;
+			count_inst(r, &w, p, col, off);
 			api->xPhraseNext(fc, &it, &col, &off);
 		}
 	}

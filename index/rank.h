@@ -7,15 +7,28 @@
  * the merge").  One statement per source per query, instead of one per
  * class.
  *
- * A row's class and score are exactly what the class's own expression
- * would give (page/query.h): PHRASE when the whole phrase occurs in a
- * content column (title, headings, body), scored as one phrase with the
- * phrase's idf over the content columns; ALL when every term occurs in the
- * content columns, SOME (two terms or more) when one does, both scored as
- * the sum over the terms of idf times BM25F over the content columns;
- * META when a term occurs only in the frontmatter columns (tags, meta),
- * scored over those; NONE otherwise.  Only tf and the row's column lengths
- * are local, so a row scores the same on whichever node holds it.
+ * A row's class: PHRASE when the whole phrase occurs in a content column
+ * (title, headings, body), scored as one phrase with the phrase's idf over
+ * the content columns; ALL when every term (one of each group of OR
+ * alternatives) occurs in the content columns, scored as the sum over the
+ * terms of idf times BM25F over the content columns, plus a proximity bonus
+ * (below); FORMS when every term occurs, some only as another word form
+ * (page/token.h: "retried" for "retries"; OR alternatives have none),
+ * and SOME (two terms or more) when one term does, exactly or as a form;
+ * both scored as ALL without the bonus, a term found only as a form
+ * counting FORM_WEIGHT of its BM25F; META when a term occurs only in the
+ * frontmatter columns (tags, meta), scored over those; NONE otherwise.
+ * Only tf, positions and the row's column lengths are local, so a row
+ * scores the same on whichever node holds it.
+ *
+ * Proximity (ALL, two terms or more): the shortest window of one column
+ * that holds every term (an OR alternative absent from the row is left
+ * out; the group's present one counts); when it spans at most PROX_WINDOW
+ * tokens (about a paragraph or a list item with its command), the row gains
+ * PROX_WEIGHT * sum(idf) * terms / span, which is sum(idf) when the terms
+ * are adjacent.  Scattered terms gain nothing.  Word forms are only looked
+ * up by the any-term pass (forms = 1), and never change an ALL or PHRASE
+ * score, so both passes score those rows alike.
  *
  * May be included by index/ only (the search and the index that registers
  * the function).
@@ -31,22 +44,28 @@
 /* What cg_match(sec) reads, filled by cg_rank_prepare before a
  * statement, and the class of the row it scored last. */
 typedef struct cg_rank_ctx {
-	int nterms;                     /* phrases 0..nterms-1: the terms */
-	int phrase;                     /* 1: phrase nterms is the phrase */
-	int alt[CG_QUERY_MAX_TERMS];    /* 1: term i is an OR alternative
-	                                 * of term i - 1 (one group) */
-	double idf[CG_QUERY_MAX_TERMS]; /* per term */
-	double idf_phrase;              /* of the whole phrase */
-	double avgdl[CG_NCOLS];         /* average column length, tokens */
-	double weight[CG_NCOLS];        /* column weights */
-	enum cg_match last;             /* out: the class of the last row */
+	int nterms;                      /* phrases 0..nterms-1: the terms */
+	int phrase;                      /* 1: phrase nterms is the phrase */
+	int nphr;                        /* phrases of the expression */
+	int alt[CG_QUERY_MAX_TERMS];     /* 1: term i is an OR alternative
+	                                  * of term i - 1 (one group) */
+	int form[CG_QUERY_MAX_TERMS][2]; /* phrases of a term's marked and
+	                                  * bare stems, -1 when none */
+	double idf[CG_QUERY_MAX_TERMS];  /* per term */
+	double idf_phrase;               /* of the whole phrase */
+	double avgdl[CG_NCOLS];          /* average column length, tokens */
+	double weight[CG_NCOLS];         /* column weights */
+	enum cg_match last;              /* out: the class of the last row */
 } cg_rank_ctx;
 
 /* Sets the column weights (title 4, headings 2, body 1, tags 2, meta 0.5). */
 void cg_rank_init(cg_rank_ctx *r);
 
-/* Fills r for query q scored with the global statistics g. */
-void cg_rank_prepare(cg_rank_ctx *r, const cg_query *q, const cg_gstats *g);
+/* Fills r for query q scored with the global statistics g, for the
+ * expression cg_query_fts_pass(q, !forms) (forms: the any-term pass, which
+ * looks word forms up). */
+void cg_rank_prepare(cg_rank_ctx *r, const cg_query *q, const cg_gstats *g,
+                     bool forms);
 
 /* Registers cg_match(sec) with db's FTS5, reading r.  SQLite's code. */
 int cg_rank_register(sqlite3 *db, cg_rank_ctx *r);

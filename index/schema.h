@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#define CG_SCHEMA_VERSION 3
+#define CG_SCHEMA_VERSION 4
 
 /* Pages larger than this are not indexed (reported; grep still reads). */
 #define CG_PAGE_MAX_BYTES (8u << 20)

@@ -245,17 +245,18 @@ offer(cg_index *idx, const cg_search_opts *o, cg_cands *c, cg_cand *best,
 }
 
 /*
- * One ranking pass over the rows of expr, in rowid order, so that the
- * sections of a page come together (rowid = page << CG_SEC_SHIFT | n).
- * cg_match(sec) classifies and scores each row; a page keeps its best
+ * One ranking pass over the rows of cg_query_fts_pass(q, all), in rowid order,
+ * so that the sections of a page come together (rowid = page << CG_SEC_SHIFT |
+ * n). cg_match(sec) classifies and scores each row; a page keeps its best
  * section (class, then score; the first of equal ones), and only a page
  * that could enter the list is looked up for the filters, the caller's
  * visibility and its tie keys.
  */
 static int
-rank_pass(cg_index *idx, const cg_search_opts *o, const char *expr, cg_cands *c,
+rank_pass(cg_index *idx, const cg_search_opts *o, bool all, cg_cands *c,
           int64_t *walked, cg_err *err)
 {
+	char *expr = cg_query_fts_pass(o->q, all);
 	cg_rank_ctx *r = cg_index_rank(idx);
 	sqlite3_stmt *st;
 	cg_cand best = {.page = -1};
@@ -270,11 +271,15 @@ rank_pass(cg_index *idx, const cg_search_opts *o, const char *expr, cg_cands *c,
 	                              "WHERE sec MATCH ?1 AND rowid >> " SHIFT
 	                              " NOT IN (SELECT rowid >> " SHIFT
 	                              " FROM sec WHERE sec MATCH ?2)");
-	if (st == NULL)
+	if (expr == NULL)
+		return cg_err_set(err, CG_ENOMEM, "search: out of memory");
+	if (st == NULL) {
+		free(expr);
 		return cg_index_query_fail(idx,
 		                           sqlite3_errcode(cg_index_db(idx)),
 		                           "search prepare", err);
-	cg_rank_prepare(r, o->q, o->g);
+	}
+	cg_rank_prepare(r, o->q, o->g, !all);
 	sqlite3_bind_text(st, 1, expr, -1, SQLITE_STATIC);
 	if (o->q->exclude != NULL)
 		sqlite3_bind_text(st, 2, o->q->exclude, -1, SQLITE_STATIC);
@@ -301,6 +306,7 @@ rank_pass(cg_index *idx, const cg_search_opts *o, const char *expr, cg_cands *c,
 	if (rc == 0)
 		rc = offer(idx, o, c, &best, err);
 	sqlite3_reset(st);
+	free(expr);
 	return rc;
 }
 
@@ -317,30 +323,21 @@ settled(const cg_cands *c)
  * be PHRASE or ALL); when they settle the list, that is the answer, as
  * the per-class order gave it (a class never ran once the better ones
  * filled the limit).  Otherwise one pass over every row any class
- * matches, from an empty list.
+ * matches, word forms included, from an empty list.  A one-word query has
+ * only that pass (its exact pass would be most of its cost again).
  */
 static int
 rank_terms(cg_index *idx, const cg_search_opts *o, cg_cands *c, int64_t *walked,
            cg_err *err)
 {
-	char *expr = cg_query_fts_pass(o->q, o->q->n > 1);
-	int rc;
+	int rc = rank_pass(idx, o, o->q->n > 1, c, walked, err);
 
-	if (expr == NULL)
-		return cg_err_set(err, CG_ENOMEM, "search: out of memory");
-	rc = rank_pass(idx, o, expr, c, walked, err);
-	free(expr);
 	if (rc != 0 || o->q->n < 2 || settled(c))
 		return rc;
 	for (size_t i = 0; i < c->n; i++)
 		free(c->v[i].path);
 	c->n = 0;
-	expr = cg_query_fts_pass(o->q, false);
-	if (expr == NULL)
-		return cg_err_set(err, CG_ENOMEM, "search: out of memory");
-	rc = rank_pass(idx, o, expr, c, walked, err);
-	free(expr);
-	return rc;
+	return rank_pass(idx, o, false, c, walked, err);
 }
 
 /* Filter-only listing (empty query): newest first. */

@@ -2,7 +2,9 @@
  * snippet.c - a hit's snippet from its section's text (see snippet.h).
  *
  * Must not: read the index (the caller passes the row's text), or differ
- * from the text FTS5's snippet() gave for the same row and expression.
+ * from the text FTS5's snippet() gave for the same row and expression,
+ * except that in the FORMS and SOME classes another form of a term's word
+ * ("retried" for "retries") is highlighted as the term.
  */
 #include "index/snippet.h"
 
@@ -41,12 +43,14 @@ struct column {
 	int rc;
 };
 
-/* A phrase of the class expression: its tokens, split on ' '. */
+/* A phrase of the class expression: its tokens, split on ' ', and the
+ * marked stem of a one-word term in a class that counts word forms. */
 struct phrase {
 	const char *tok[MAX_PTOK];
 	int len[MAX_PTOK];
 	int n;
-	int prefix; /* 1: the last token matches any token it begins */
+	int prefix;       /* 1: the last token matches any token it begins */
+	const char *form; /* the marked stem, or NULL */
 };
 
 /* An instance of a phrase, in the order FTS5 reports them: by column,
@@ -66,6 +70,7 @@ struct snip {
 	struct inst *inst;
 	size_t ninst;
 	size_t cap_inst;
+	cg_stemmer *stem; /* set when a phrase has a form */
 	int rc;
 };
 
@@ -163,9 +168,28 @@ expression(struct snip *s, const cg_query *q, enum cg_match m)
 		add_phrase(s, q->phrase, 0);
 		return true;
 	}
-	for (size_t i = 0; i < q->n && s->nph < MAX_PHRASES; i++)
+	for (size_t i = 0; i < q->n && s->nph < MAX_PHRASES; i++) {
 		add_phrase(s, q->terms[i].text, q->terms[i].prefix);
+		/* FORMS and SOME rows may hold a term as another form. */
+		if (m == CG_MATCH_FORMS || m == CG_MATCH_SOME)
+			s->ph[s->nph - 1].form = q->terms[i].form;
+	}
 	return true;
+}
+
+/* True when the token at off is another form of phrase p's word. */
+static bool
+form_at(struct snip *s, const struct column *c, const struct phrase *p,
+        size_t off)
+{
+	char form[CG_FORM_MAX];
+	const struct tok *t = &c->v[off];
+	int n;
+
+	if (p->form == NULL || s->stem == NULL)
+		return false;
+	n = cg_token_form(s->stem, c->arena.data + t->text, t->ntext, form);
+	return n > 0 && strcmp(form, p->form) == 0;
 }
 
 static bool
@@ -206,10 +230,15 @@ add_inst(struct snip *s, int phrase, int col, int off)
 static int
 find_instances(struct snip *s)
 {
+	for (int p = 0; p < s->nph && s->stem == NULL; p++)
+		if (s->ph[p].form != NULL &&
+		    (s->stem = cg_stemmer_new()) == NULL)
+			return CG_ENOMEM;
 	for (int c = s->col_first; c < s->col_end; c++)
 		for (size_t off = 0; off < s->col[c].n; off++)
 			for (int p = 0; p < s->nph; p++)
-				if (phrase_at(&s->col[c], &s->ph[p], off) &&
+				if ((phrase_at(&s->col[c], &s->ph[p], off) ||
+				     form_at(s, &s->col[c], &s->ph[p], off)) &&
 				    add_inst(s, p, c, (int)off) != 0)
 					return CG_ENOMEM;
 	return 0;
@@ -467,6 +496,7 @@ cg_snippet(const cg_snip_row *row, const cg_query *q, enum cg_match m, int col)
 	}
 	for (int c = 0; c < CG_NCOLS; c++)
 		column_fini(&s->col[c]);
+	cg_stemmer_free(s->stem);
 	free(s->inst);
 	free(s);
 	return out;

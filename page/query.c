@@ -7,7 +7,9 @@
  * CJK characters, one quoted phrase), and every term is written as a
  * double-quoted FTS5 string, so no byte of user text is ever read as FTS5
  * syntax.  It must not pass user bytes through unquoted, emit an operator
- * the query.h syntax does not name, or touch a database.
+ * the query.h syntax does not name, or touch a database.  It also drops
+ * stopwords from the plain-word terms (not from the phrase) and gives each
+ * plain English word term its word forms (token.h, libstemmer).
  */
 #include "page/query.h"
 
@@ -345,6 +347,102 @@ lex(struct parse *p, const char *text, int len)
 	}
 	return rc == WALK_CAPPED ? 0 : rc;
 }
+
+/* English function words: never a term when the query has another word
+ * (query.h).  Sorted, for bsearch. */
+static const char *const stopwords[] = {
+    "a",      "about", "am",    "an",    "and",   "are",   "as",    "at",
+    "be",     "been",  "being", "but",   "by",    "can",   "could", "did",
+    "do",     "does",  "for",   "from",  "had",   "has",   "have",  "he",
+    "her",    "his",   "how",   "i",     "if",    "in",    "is",    "it",
+    "its",    "me",    "my",    "of",    "on",    "or",    "our",   "she",
+    "should", "so",    "than",  "that",  "the",   "their", "them",  "then",
+    "there",  "these", "they",  "this",  "those", "to",    "was",   "we",
+    "were",   "what",  "when",  "where", "which", "who",   "why",   "will",
+    "with",   "would", "you",   "your"};
+
+static int
+cmp_word(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+/* True when term i is a plain word: one Latin token typed bare, not a
+ * prefix and in no OR group.  Only plain words lose stopwords and get
+ * word forms. */
+static bool
+is_plain_word(const cg_query *q, size_t i)
+{
+	const cg_qterm *t = &q->terms[i];
+
+	return !t->cjk && t->ntok == 1 && !t->quoted && !t->prefix && !t->alt &&
+	       !(i + 1 < q->n && q->terms[i + 1].alt);
+}
+
+static bool
+is_stopword(const cg_query *q, size_t i)
+{
+	return is_plain_word(q, i) &&
+	       bsearch(q->terms[i].text, stopwords,
+	               sizeof(stopwords) / sizeof(stopwords[0]),
+	               sizeof(stopwords[0]), cmp_word) != NULL;
+}
+
+/* Drops plain stopword terms when another term remains.  A dropped term
+ * opens no OR group (is_plain_word), so every alt flag still names the
+ * term before it. */
+static void
+drop_stopwords(cg_query *q)
+{
+	size_t keep = 0;
+	bool stop[CG_QUERY_MAX_TERMS];
+
+	for (size_t i = 0; i < q->n; i++) {
+		stop[i] = is_stopword(q, i);
+		keep += !stop[i];
+	}
+	if (keep == 0 || keep == q->n)
+		return;
+	keep = 0;
+	for (size_t i = 0; i < q->n; i++) {
+		if (stop[i]) {
+			free(q->terms[i].text);
+			q->nstop++;
+		} else {
+			q->terms[keep++] = q->terms[i];
+		}
+	}
+	q->n = keep;
+}
+
+/* Gives each plain word term its marked and bare stems (token.h). */
+static int
+add_forms(cg_query *q)
+{
+	cg_stemmer *st = cg_stemmer_new();
+	char form[CG_FORM_MAX];
+	int rc = st != NULL ? 0 : CG_ENOMEM;
+
+	for (size_t i = 0; rc == 0 && i < q->n; i++) {
+		cg_qterm *t = &q->terms[i];
+		int n = !is_plain_word(q, i)
+		            ? 0
+		            : cg_token_form(st, t->text, (int)strlen(t->text),
+		                            form);
+
+		if (n == 0)
+			continue;
+		t->form = strdup(form);
+		if (t->form != NULL && strcmp(form + 1, t->text) != 0)
+			t->stem = strdup(form + 1);
+		if (t->form == NULL ||
+		    (t->stem == NULL && strcmp(form + 1, t->text) != 0))
+			rc = CG_ENOMEM;
+	}
+	cg_stemmer_free(st);
+	return rc;
+}
+
 int
 cg_query_parse(cg_query *q, const char *text, cg_err *err)
 {
@@ -370,6 +468,10 @@ cg_query_parse(cg_query *q, const char *text, cg_err *err)
 	cg_buf_init(&p.unit, (size_t)2 * CG_QUERY_MAX_BYTES);
 	cg_buf_init(&p.exclude, FTS_EXPR_MAX);
 	rc = lex(&p, text, (int)len);
+	if (rc == 0) {
+		drop_stopwords(q);
+		rc = add_forms(q);
+	}
 	if (rc == 0 && q->n > 0) {
 		q->phrase = cg_buf_take(&p.phrase);
 		if (q->phrase == NULL)
@@ -404,8 +506,11 @@ cg_query_fini(cg_query *q)
 {
 	if (q == NULL)
 		return;
-	for (size_t i = 0; i < q->n; i++)
+	for (size_t i = 0; q->terms != NULL && i < q->n; i++) {
 		free(q->terms[i].text);
+		free(q->terms[i].form);
+		free(q->terms[i].stem);
+	}
 	free(q->terms);
 	free(q->phrase);
 	free(q->exclude);
@@ -420,6 +525,8 @@ cg_match_name(enum cg_match m)
 		return "phrase";
 	case CG_MATCH_ALL:
 		return "all";
+	case CG_MATCH_FORMS:
+		return "forms";
 	case CG_MATCH_SOME:
 		return "some";
 	case CG_MATCH_META:
@@ -607,8 +714,20 @@ cg_query_fts_pass(const cg_query *q, bool all)
 				rc = cg_buf_putc(&b, ')');
 		}
 	}
-	/* Required phrases come after the ranking phrases, so phrase i is
-	 * still term i and phrase n the whole phrase. */
+	/* Word forms, after the phrase, in the any-term pass only (and
+	 * inside its OR'ed part, so the required filter still holds). */
+	for (size_t i = 0; rc == 0 && !all && i < q->n; i++) {
+		const char *f[2] = {q->terms[i].form, q->terms[i].stem};
+
+		for (int k = 0; rc == 0 && k < 2; k++)
+			if (f[k] != NULL) {
+				rc = cg_buf_puts(&b, " OR ");
+				if (rc == 0)
+					rc = put_quoted(&b, f[k]);
+			}
+	}
+	/* Required phrases come after the ranking phrases and the forms, so
+	 * phrase i is still term i and phrase n the whole phrase. */
 	if (rc == 0 && wrap)
 		rc = cg_buf_putc(&b, ')');
 	if (rc == 0 && wrap)

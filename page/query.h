@@ -22,11 +22,13 @@
  * "NOT", "NEAR(", "title:", '{', '^', control bytes.  A query of
  * exclusions only is an error (nothing to rank).
  *
- * The four match classes of SPEC 4.1 each get an expression:
+ * The match classes of SPEC 4.1 (and FORMS, issue 12) and their expressions:
  *   CG_MATCH_PHRASE  all tokens, in order, as one phrase, in the content
  *                    columns (title, headings, body);
  *   CG_MATCH_ALL     every term (one of each OR group), anywhere in the
  *                    content columns;
+ *   CG_MATCH_FORMS   every term, some only as another English word form
+ *                    (index/rank.c tells it; no expression of its own);
  *   CG_MATCH_SOME    at least one term in the content columns;
  *   CG_MATCH_META    at least one term in the frontmatter columns only
  *                    (tags, meta).
@@ -44,6 +46,17 @@
  *   0.5-2 s per query on the 9k-page tldr index without this cap.
  * - CJK characters separated by anything (a space, punctuation) are
  *   separate terms: "限 衍" is two terms, "限衍" one.
+ * - Stopwords (a short list of English function words: "a", "the", "how",
+ *   "do", "i", ...) are not terms when the query has another word: they
+ *   can never be the only reason for a hit, and are not highlighted.  They
+ *   stay in q->phrase, so the exact phrase still holds them; a query of
+ *   stopwords only ("to be or not to be") keeps them as terms.  Only plain
+ *   words are dropped: never a word inside quotes, an OR alternative (or
+ *   the word before an OR), a prefix term or an exclusion.
+ * - Word forms: an English plain word term carries its marked stem and its
+ *   bare stem (token.h); only the any-term pass (cg_query_fts_pass with all
+ *   false) looks them up, after the phrase.  Prefix terms, quoted phrases
+ *   and the words of an OR group get no stems.
  * - Expressions look like
  *     PHRASE  {title headings body} : "a b 限 衍"
  *     ALL     {title headings body} : ("a" "b"* "限 衍"), or with OR
@@ -66,8 +79,9 @@ enum cg_match {
 	CG_MATCH_NONE = 0,
 	CG_MATCH_META = 1,
 	CG_MATCH_SOME = 2,
-	CG_MATCH_ALL = 3,
-	CG_MATCH_PHRASE = 4,
+	CG_MATCH_FORMS = 3, /* every term, some only as another word form */
+	CG_MATCH_ALL = 4,
+	CG_MATCH_PHRASE = 5,
 };
 
 /* Caps that keep a hostile query cheap. */
@@ -84,6 +98,9 @@ typedef struct cg_qterm {
 	int prefix; /* 1: matches any token it begins ("word*") */
 	int quoted; /* 1: typed in quotes; required unless in an OR group */
 	int alt;    /* 1: an alternative of the previous term (a OR b) */
+	char *form; /* its marked stem (page/token.h, "\x01retri"), or NULL
+	             * when the term has no word forms */
+	char *stem; /* the bare stem when it differs from text, else NULL */
 } cg_qterm;
 
 typedef struct cg_query {
@@ -97,6 +114,7 @@ typedef struct cg_query {
 	char *exclude; /* owned FTS5 expression of the excluded phrases
 	                * ("x" OR "a b" OR "y"*), or NULL */
 	int nexclude;  /* excluded units (at most CG_QUERY_MAX_TERMS) */
+	int nstop;     /* stopwords dropped from terms (still in phrase) */
 } cg_query;
 
 /*
@@ -108,7 +126,8 @@ typedef struct cg_query {
 int cg_query_parse(cg_query *q, const char *text, cg_err *err);
 void cg_query_fini(cg_query *q);
 
-/* Short name of a class: "phrase", "all", "some", "frontmatter", "none". */
+/* Short name of a class: "phrase", "all", "forms", "some", "frontmatter",
+ * "none". */
 const char *cg_match_name(enum cg_match m);
 
 /*
@@ -139,7 +158,11 @@ bool cg_query_has_phrase(const cg_query *q);
  * required (quoted) terms are added after: (...) AND "q1" AND "q2".  Phrase i
  * of the expression is term i, phrase n the whole phrase; the ranking function
  * tells each row's class from their instances (a repeated phrase after n is
- * ignored).  malloc'd; NULL when n == 0 or on allocation failure.
+ * ignored).  With all false, the word forms follow, after the phrase (and
+ * inside the OR'ed part, before the required terms): per term in order, its
+ * marked stem and then its bare stem, each when the term has it (they add
+ * rows that hold a term only as another form).  malloc'd; NULL when n == 0
+ * or on allocation failure.
  */
 char *cg_query_fts_pass(const cg_query *q, bool all);
 

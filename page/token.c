@@ -5,12 +5,16 @@
  *
  * It decodes with cg_utf8_decode only, writes each word into a fixed stack
  * buffer (no allocation per token), and never changes the text it is given.
- * It must not grow language knowledge beyond simple folding: no stemming,
- * no stop words, no dictionary segmentation.
+ * Folding outside its own small tables is libutf8proc's, and word forms are
+ * libstemmer's (cg_token_form); it must not grow language knowledge of its
+ * own: no hand-written stemming rules, no dictionary segmentation.
  */
 #include "page/token.h"
 
+#include <libstemmer.h>
+#include <stdlib.h>
 #include <string.h>
+#include <utf8proc.h>
 
 #include "common/cg_err.h"
 #include "common/cg_utf8.h"
@@ -254,9 +258,39 @@ fold_cyrillic(uint32_t cp)
 	return cp;
 }
 
+/* Room fold() may use: the longest compatibility decomposition
+ * (U+FDFA, 18 code points) fits. */
+#define FOLD_MAX 80
+
+/* libutf8proc's fold of cp: compatibility decomposition, case fold, marks
+ * stripped; only the word characters of the result are kept. */
+static int
+fold_utf8proc(uint32_t cp, char *out)
+{
+	utf8proc_int32_t d[20];
+	utf8proc_ssize_t n =
+	    utf8proc_decompose_char((utf8proc_int32_t)cp, d, 20,
+	                            UTF8PROC_COMPAT | UTF8PROC_CASEFOLD |
+	                                UTF8PROC_STRIPMARK | UTF8PROC_DECOMPOSE,
+	                            NULL);
+	int len = 0;
+
+	if (n < 0 || n > 20)
+		return cg_utf8_encode(cp, out);
+	for (utf8proc_ssize_t i = 0; i < n; i++) {
+		uint32_t c = (uint32_t)d[i];
+
+		if (c < 0x80 && c >= 'A' && c <= 'Z')
+			c += 32;
+		if (classify(c) == CLS_WORD && len + 4 <= FOLD_MAX - 4)
+			len += cg_utf8_encode(c, out + len);
+	}
+	return len;
+}
+
 /*
- * Writes the folded form of word character cp into out (4 bytes of room) and
- * returns its length; 0 for a combining mark, which folds away.
+ * Writes the folded form of word character cp into out (FOLD_MAX bytes of
+ * room) and returns its length; 0 for a combining mark, which folds away.
  */
 static int
 fold(uint32_t cp, char *out)
@@ -282,10 +316,10 @@ fold(uint32_t cp, char *out)
 	if (cp >= 0x0300 && cp <= 0x036F)
 		return 0;
 	if (cp >= 0x0370 && cp <= 0x03FF)
-		cp = fold_greek(cp);
-	else if (cp >= 0x0400 && cp <= 0x045F)
-		cp = fold_cyrillic(cp);
-	return cg_utf8_encode(cp, out);
+		return cg_utf8_encode(fold_greek(cp), out);
+	if (cp >= 0x0400 && cp <= 0x045F)
+		return cg_utf8_encode(fold_cyrillic(cp), out);
+	return fold_utf8proc(cp, out);
 }
 
 /* State of one walk over a text. */
@@ -315,7 +349,7 @@ flush_word(struct walk *w)
 static void
 add_to_word(struct walk *w, uint32_t cp, int at, int clen)
 {
-	char f[4];
+	char f[FOLD_MAX];
 	int k;
 
 	if (!w->in_word) {
@@ -336,18 +370,59 @@ add_to_word(struct walk *w, uint32_t cp, int at, int clen)
 	w->len += k;
 }
 
+static bool
+is_word_byte_at(const unsigned char *u, int i, int n)
+{
+	uint32_t cp = 0;
+	int clen;
+
+	if (i >= n)
+		return false;
+	clen = cg_utf8_decode(u + i, (size_t)(n - i), &cp);
+	return clen > 0 && classify(fullwidth_to_ascii(cp)) == CLS_WORD;
+}
+
+/* Bytes to skip at u[i] == '[' or ']' of a mnemonic bracket group:
+ * "[" 1-3 ASCII letters or digits "]" followed by a word character. */
+static int
+bracket_skip(const unsigned char *u, int i, int n, bool *in_group)
+{
+	int k = 1;
+
+	if (u[i] == ']' && *in_group) {
+		*in_group = false;
+		return 1;
+	}
+	if (u[i] != '[')
+		return 0;
+	while (k <= 3 && i + k < n && is_ascii_alnum(u[i + k]))
+		k++;
+	if (k == 1 || i + k >= n || u[i + k] != ']' ||
+	    !is_word_byte_at(u, i + k + 1, n))
+		return 0;
+	*in_group = true;
+	return 1;
+}
+
 int
 cg_token_each(const char *text, int n, cg_token_cb cb, void *ctx)
 {
 	const unsigned char *u = (const unsigned char *)text;
 	struct walk w = {.cb = cb, .ctx = ctx};
+	bool group = false;
 	int i = 0;
 	int rc;
 
 	while (i < n) {
 		uint32_t cp = 0;
-		int clen = cg_utf8_decode(u + i, (size_t)(n - i), &cp);
+		int clen = bracket_skip(u, i, n, &group);
 		enum cls c = CLS_SEP;
+
+		if (clen > 0) {
+			i += clen; /* a mnemonic bracket: not a separator */
+			continue;
+		}
+		clen = cg_utf8_decode(u + i, (size_t)(n - i), &cp);
 
 		if (clen == 0) {
 			clen = 1; /* an invalid byte separates */
@@ -368,4 +443,59 @@ cg_token_each(const char *text, int n, cg_token_cb cb, void *ctx)
 		i += clen;
 	}
 	return flush_word(&w);
+}
+
+/* --- word forms ---------------------------------------------------------- */
+
+struct cg_stemmer {
+	struct sb_stemmer *sb; /* Snowball "english", UTF-8 */
+};
+
+cg_stemmer *
+cg_stemmer_new(void)
+{
+	cg_stemmer *s = malloc(sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->sb = sb_stemmer_new("english", NULL);
+	if (s->sb == NULL) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void
+cg_stemmer_free(cg_stemmer *s)
+{
+	if (s == NULL)
+		return;
+	sb_stemmer_delete(s->sb);
+	free(s);
+}
+
+/* Words of 3-40 lowercase ASCII letters have forms. */
+#define FORM_MIN 3
+#define FORM_MAX 40
+
+int
+cg_token_form(cg_stemmer *s, const char *tok, int ntok, char *out)
+{
+	const sb_symbol *st;
+	int len;
+
+	if (s == NULL || ntok < FORM_MIN || ntok > FORM_MAX)
+		return 0;
+	for (int i = 0; i < ntok; i++)
+		if (tok[i] < 'a' || tok[i] > 'z')
+			return 0;
+	st = sb_stemmer_stem(s->sb, (const sb_symbol *)tok, ntok);
+	len = st != NULL ? sb_stemmer_length(s->sb) : 0;
+	if (len <= 0 || len > CG_FORM_MAX - 2)
+		return 0;
+	out[0] = CG_FORM_MARK;
+	memcpy(out + 1, st, (size_t)len);
+	out[len + 1] = '\0';
+	return len + 1;
 }

@@ -19,8 +19,15 @@
  *   and stripped to the base letter (e, o, ss, ae, oe, th, ...); Greek
  *   lowercased without tonos/dialytika, final sigma -> sigma; basic Cyrillic
  *   lowercased and e-with-diaeresis -> e; combining marks U+0300..U+036F
- *   dropped (so NFD text folds like NFC).  Other scripts are unchanged;
- *   there is no stemming and no Latin Extended Additional (Vietnamese) fold.
+ *   dropped (so NFD text folds like NFC).  Every other non-CJK letter is
+ *   folded by libutf8proc (compatibility decomposition, case folding,
+ *   marks stripped): Vietnamese "Việt" -> "viet", the ligature "ﬁle" ->
+ *   "file", "Ⅸ" -> "ix".
+ * - Brackets around 1-3 letters or digits inside a word are not
+ *   separators: "[c]reate", "g[z]ipped", "E[x]tract" are the words create,
+ *   gzipped, extract (the mnemonic style of command references).  A
+ *   bracket group not followed by a word character ("a[i]", "[x] done")
+ *   still separates.
  * - A CJK character also ends any word in progress ("abc中文" -> abc 中 文)
  *   and is emitted unfolded.
  * - A word longer than CG_TOKEN_MAX folded bytes is cut at a code point
@@ -54,5 +61,30 @@ int cg_token_each(const char *text, int n, cg_token_cb cb, void *ctx);
 
 /* True for a code point that is indexed one character per token. */
 bool cg_token_is_cjk(uint32_t cp);
+
+/*
+ * Word forms (English, Snowball's "english" stemmer from libstemmer).  The
+ * index stores, next to a word whose stem differs from it, the stem marked
+ * with CG_FORM_MARK as a token at the same position ("retried" also gives
+ * "\x01retri"); a query looks a term's forms up by the marked stem and by
+ * the bare stem.  Marked tokens cannot come from text (control characters
+ * separate), so a form never matches as an exact word.  Only words of 3-40
+ * ASCII letters have forms.  A stemmer is not thread-safe: one per
+ * tokenizer instance or per call site.
+ */
+#define CG_FORM_MARK '\x01'
+/* Room for a marked stem: the mark, the stem, a NUL. */
+#define CG_FORM_MAX (CG_TOKEN_MAX + 2)
+
+typedef struct cg_stemmer cg_stemmer;
+
+/* NULL on allocation failure. */
+cg_stemmer *cg_stemmer_new(void);
+void cg_stemmer_free(cg_stemmer *s);
+
+/* Writes the marked stem of folded token tok (CG_FORM_MARK, the stem, a
+ * NUL) into out (CG_FORM_MAX bytes) and returns its length without the
+ * NUL; 0 when the token has no forms. */
+int cg_token_form(cg_stemmer *s, const char *tok, int ntok, char *out);
 
 #endif

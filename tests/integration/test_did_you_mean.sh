@@ -28,7 +28,7 @@ page() { # path title body
 page "$wiki/context/use-postgres.md" "PostgreSQL" "We store orders in postgres."
 page "$wiki/standards/backups.md" "Backups" "Back up postgres nightly."
 page "$ws/svc/.guild/wiki/context/db.md" "Database" "The service reads postgres replicas."
-page "$wiki/context/typo.md" "Old note" "Someone wrote postgre here once."
+page "$wiki/context/typo.md" "Old note" "Someone wrote postgrez here once."
 page "$wiki/context/deploy.md" "Deploys" "Deploy on Tuesdays."
 for i in 1 2 3 4 5 6 7 8; do
 	page "$wiki/context/db-$i.md" "Database note $i" "Tune postgres setting $i."
@@ -48,12 +48,13 @@ jq -r .note <<<"$json" | grep -q 'Did you mean "postgres"?' ||
 jq -e '.evidence.rounds | map(.op) | index("suggest")' <<<"$json" >/dev/null ||
 	fail "no suggest round in the evidence"
 
-# Thin result (postgre is in the index once): still postgres, in eleven
-# times as many sections.
-json=$(q --json postgre)
-[ "$(jq -r '.hits | length' <<<"$json")" = 1 ] || fail "postgre: $json"
+# Thin result (postgrez is in the index once): still postgres, in eleven
+# times as many sections.  (Not "postgre": it is a word form of postgres,
+# stem "postgr", and finds every postgres page.)
+json=$(q --json postgrez)
+[ "$(jq -r '.hits | length' <<<"$json")" = 1 ] || fail "postgrez: $json"
 [ "$(jq -r '.suggestions[0].suggest' <<<"$json")" = postgres ] ||
-	fail "no suggestion for the thin postgre: $json"
+	fail "no suggestion for the thin postgrez: $json"
 jq -r .note <<<"$json" | grep -q '^Few hits. Did you mean "postgres"?' ||
 	fail "thin note: $(jq -r .note <<<"$json")"
 

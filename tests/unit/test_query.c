@@ -220,25 +220,25 @@ test_expressions(void **state)
 	char *e;
 
 	(void)state;
-	assert_int_equal(cg_query_parse(&q, "A \"b\" 限衍", NULL), 0);
+	assert_int_equal(cg_query_parse(&q, "X \"b\" 限衍", NULL), 0);
 	assert_int_equal(q.n, 3);
 	e = cg_query_fts(&q, CG_MATCH_PHRASE);
-	assert_string_equal(e, "{title headings body} : \"a b 限 衍\"");
+	assert_string_equal(e, "{title headings body} : \"x b 限 衍\"");
 	free(e);
 	e = cg_query_fts(&q, CG_MATCH_ALL);
 	assert_string_equal(e,
-	                    "{title headings body} : (\"a\" \"b\" \"限 衍\")");
+	                    "{title headings body} : (\"x\" \"b\" \"限 衍\")");
 	free(e);
 	e = cg_query_fts(&q, CG_MATCH_SOME);
 	assert_string_equal(
-	    e, "{title headings body} : (\"a\" OR \"b\" OR \"限 衍\")");
+	    e, "{title headings body} : (\"x\" OR \"b\" OR \"限 衍\")");
 	free(e);
 	e = cg_query_fts(&q, CG_MATCH_META);
-	assert_string_equal(e, "{tags meta} : (\"a\" OR \"b\" OR \"限 衍\")");
+	assert_string_equal(e, "{tags meta} : (\"x\" OR \"b\" OR \"限 衍\")");
 	free(e);
 	assert_null(cg_query_fts(&q, CG_MATCH_NONE));
 	e = cg_query_phrase_text(&q);
-	assert_string_equal(e, "a b 限 衍");
+	assert_string_equal(e, "x b 限 衍");
 	free(e);
 	cg_query_fini(&q);
 
@@ -527,8 +527,10 @@ test_syntax_phrase(void **state)
 	assert_int_equal(q.terms[0].quoted, 1);
 	assert_string_equal(q.phrase, "bar baz foo");
 	e = cg_query_fts_pass(&q, false);
-	assert_string_equal(e, "(\"bar baz\" OR \"foo\" OR \"bar baz foo\")"
-	                       " AND \"bar baz\"");
+	/* the forms of "foo" in the OR'ed part, the required phrase after */
+	assert_string_equal(e, "(\"bar baz\" OR \"foo\" OR \"bar baz foo\""
+	                       " OR \"\x01"
+	                       "foo\") AND \"bar baz\"");
 	free(e);
 	cg_query_fini(&q);
 	/* only rows with the phrase, in either pass: 4 has "bar foo" */
@@ -652,18 +654,26 @@ test_syntax_or(void **state)
 	assert_int_equal(q.n, 2);
 	assert_int_equal(q.terms[1].alt, 1);
 	cg_query_fini(&q);
-	/* first, last or lowercase: the word "or" */
-	assert_int_equal(cg_query_parse(&q, "OR a or b OR", NULL), 0);
-	assert_int_equal(q.n, 3);
-	assert_string_equal(q.terms[0].text, "or");
+	/* first, last or lowercase: the word "or" (a stopword beside other
+	 * words: in the phrase, not a term) */
+	assert_int_equal(cg_query_parse(&q, "OR foo or bar OR", NULL), 0);
+	assert_int_equal(q.n, 2);
+	assert_int_equal(q.nstop, 1);
+	assert_string_equal(q.terms[0].text, "foo");
+	assert_string_equal(q.phrase, "or foo or bar or");
 	for (size_t i = 0; i < q.n; i++)
 		assert_int_equal(q.terms[i].alt, 0);
 	assert_true(cg_query_has_phrase(&q));
 	cg_query_fini(&q);
+	assert_int_equal(cg_query_parse(&q, "OR OR", NULL), 0);
+	assert_int_equal(q.n, 1);
+	assert_string_equal(q.terms[0].text, "or");
+	assert_int_equal(q.terms[0].alt, 0);
+	cg_query_fini(&q);
 	/* a quoted phrase in a group is an alternative, not required */
 	assert_int_equal(query_rows(db, "\"foo baz\" OR cpp", 0), ROW(2));
 	/* an exclusion ends a pending OR */
-	assert_int_equal(cg_query_parse(&q, "a OR -b c", NULL), 0);
+	assert_int_equal(cg_query_parse(&q, "x OR -b c", NULL), 0);
 	assert_int_equal(q.n, 2);
 	assert_int_equal(q.terms[1].alt, 0);
 	cg_query_fini(&q);
@@ -692,6 +702,120 @@ test_syntax_control(void **state)
 	                            0),
 	                 ROW(1) | ROW(5));
 	sqlite3_close(db);
+}
+
+/* Stopwords are not terms beside another word, stay in the phrase, and
+ * are terms when nothing else is. */
+static void
+test_stopwords(void **state)
+{
+	cg_query q;
+	cg_err err;
+
+	(void)state;
+	assert_int_equal(
+	    cg_query_parse(&q, "How do I roll back a deploy", &err), 0);
+	assert_int_equal(q.n, 3);
+	assert_string_equal(q.terms[0].text, "roll");
+	assert_string_equal(q.terms[1].text, "back");
+	assert_string_equal(q.terms[2].text, "deploy");
+	assert_int_equal(q.nstop, 4);
+	assert_string_equal(q.phrase, "how do i roll back a deploy");
+	cg_query_fini(&q);
+	assert_int_equal(cg_query_parse(&q, "the tar", &err), 0);
+	assert_int_equal(q.n, 1);
+	assert_true(cg_query_has_phrase(&q));
+	cg_query_fini(&q);
+	assert_int_equal(cg_query_parse(&q, "What is it?", &err), 0);
+	assert_int_equal(q.n, 3); /* what, is, it: all kept */
+	assert_int_equal(q.nstop, 0);
+	cg_query_fini(&q);
+}
+
+/* Word forms: only the any-term pass looks them up, after the phrase. */
+static void
+test_forms_in_pass(void **state)
+{
+	cg_query q;
+	cg_err err;
+	char *e;
+
+	(void)state;
+	assert_int_equal(cg_query_parse(&q, "retries policy", &err), 0);
+	assert_string_equal(q.terms[0].form, "\x01retri");
+	assert_string_equal(q.terms[0].stem, "retri");
+	assert_string_equal(q.terms[1].form, "\x01polici");
+	e = cg_query_fts_pass(&q, true);
+	assert_string_equal(e, "\"retries\" AND \"policy\" AND "
+	                       "(\"retries policy\" OR \"retries\")");
+	free(e);
+	e = cg_query_fts_pass(&q, false);
+	assert_string_equal(e, "\"retries\" OR \"policy\" OR \"retries "
+	                       "policy\" OR \"\x01retri\" OR \"retri\" OR "
+	                       "\"\x01polici\" OR \"polici\"");
+	free(e);
+	cg_query_fini(&q);
+	/* CJK runs and words with digits have no forms */
+	assert_int_equal(cg_query_parse(&q, "限衍 x86", &err), 0);
+	assert_null(q.terms[0].form);
+	assert_null(q.terms[1].form);
+	cg_query_fini(&q);
+	assert_string_equal(cg_match_name(CG_MATCH_FORMS), "forms");
+}
+
+/* Stopwords drop only as plain words; prefixes, OR groups and quoted
+ * phrases keep them and get no word forms; the required filter stays
+ * after the forms of the any-term pass. */
+static void
+test_syntax_with_forms(void **state)
+{
+	cg_query q;
+	cg_err err;
+	char *e;
+
+	(void)state;
+	/* "the" quoted, "to" in an OR group, "it*" a prefix: all terms */
+	assert_int_equal(
+	    cg_query_parse(&q, "\"the\" retries to OR from it* a", &err), 0);
+	assert_int_equal(q.n, 5);
+	assert_string_equal(q.terms[0].text, "the");
+	assert_string_equal(q.terms[1].text, "retries");
+	assert_string_equal(q.terms[2].text, "to");
+	assert_string_equal(q.terms[3].text, "from");
+	assert_int_equal(q.terms[3].alt, 1);
+	assert_string_equal(q.terms[4].text, "it");
+	assert_int_equal(q.nstop, 1); /* the bare "a" */
+	/* only the plain word has forms */
+	assert_null(q.terms[0].form);
+	assert_string_equal(q.terms[1].form, "\x01retri");
+	for (size_t i = 2; i < q.n; i++) {
+		assert_null(q.terms[i].form);
+		assert_null(q.terms[i].stem);
+	}
+	e = cg_query_fts_pass(&q, false);
+	assert_string_equal(e, "(\"the\" OR \"retries\" OR \"to\" OR "
+	                       "\"from\" OR \"it\"* OR \"\x01retri\" OR "
+	                       "\"retri\") AND \"the\"");
+	free(e);
+	cg_query_fini(&q);
+	/* a stopword that opens an OR group is kept, alt still right */
+	assert_int_equal(cg_query_parse(&q, "the OR foo bar", &err), 0);
+	assert_int_equal(q.n, 3);
+	assert_int_equal(q.terms[1].alt, 1);
+	assert_int_equal(q.nstop, 0);
+	cg_query_fini(&q);
+	/* a dropped stopword before a group leaves the group whole */
+	assert_int_equal(cg_query_parse(&q, "the foo OR bar", &err), 0);
+	assert_int_equal(q.n, 2);
+	assert_string_equal(q.terms[0].text, "foo");
+	assert_int_equal(q.terms[0].alt, 0);
+	assert_int_equal(q.terms[1].alt, 1);
+	assert_int_equal(q.nstop, 1);
+	cg_query_fini(&q);
+	/* an excluded stopword still excludes */
+	assert_int_equal(cg_query_parse(&q, "foo -the", &err), 0);
+	assert_string_equal(q.exclude, "\"the\"");
+	cg_query_fini(&q);
 }
 
 static void
@@ -724,6 +848,9 @@ main(void)
 	    cmocka_unit_test(test_syntax_prefix),
 	    cmocka_unit_test(test_syntax_or),
 	    cmocka_unit_test(test_syntax_control),
+	    cmocka_unit_test(test_stopwords),
+	    cmocka_unit_test(test_forms_in_pass),
+	    cmocka_unit_test(test_syntax_with_forms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

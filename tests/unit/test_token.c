@@ -81,7 +81,7 @@ test_fold_latin(void **state)
 
 	(void)state;
 	assert_string_equal(run(&s, "Café ÆSIR Øre STRAẞE straße"),
-	                    "cafe|aesir|ore|straẞe|strasse");
+	                    "cafe|aesir|ore|strasse|strasse");
 	assert_string_equal(run(&s, "œuvre Łódź Ångström Þing Ĳssel"),
 	                    "oeuvre|lodz|angstrom|thing|ijssel");
 	assert_string_equal(run(&s, "ŠKODA Dvořák naïve façade Ğ ı"),
@@ -91,8 +91,9 @@ test_fold_latin(void **state)
 	assert_string_equal(run(&s, "Ʒ ʒ Ǯ Ƹ"), "ʒ|ʒ|ǯ|ƹ");
 	/* NFD: the combining acute folds away, like the precomposed form. */
 	assert_string_equal(run(&s, "Cafe\xcc\x81 CAFE"), "cafe|cafe");
-	/* a, micro sign and o ordinal are letters in Latin-1 */
-	assert_string_equal(run(&s, "5µm 1ª 2º"), "5µm|1ª|2º");
+	/* a, micro sign and o ordinal are letters in Latin-1; their
+	 * compatibility forms are mu, a and o */
+	assert_string_equal(run(&s, "5µm 1ª 2º"), "5μm|1a|2o");
 }
 
 static void
@@ -116,8 +117,69 @@ test_fold_greek_cyrillic(void **state)
 	                    "σοφια|σοφοσ|ελλαδα|ι");
 	assert_string_equal(run(&s, "МОСКВА Ёлка ЂАК ёж"),
 	                    "москва|елка|ђак|еж");
-	/* other scripts pass through unchanged */
-	assert_string_equal(run(&s, "שלום עולם ﻣﺮﺣﺒﺎ"), "שלום|עולם|ﻣﺮﺣﺒﺎ");
+	/* other scripts pass through unchanged, but their compatibility
+	 * forms fold (Arabic presentation forms to the letters) */
+	assert_string_equal(run(&s, "שלום עולם ﻣﺮﺣﺒﺎ"), "שלום|עולם|مرحبا");
+}
+
+/* Everything outside the tables above folds with libutf8proc:
+ * compatibility forms, case and accents. */
+static void
+test_fold_utf8proc(void **state)
+{
+	struct seen s;
+
+	(void)state;
+	assert_string_equal(run(&s, "Việt Nam TIẾNG VIỆT"),
+	                    "viet|nam|tieng|viet");
+	assert_string_equal(run(&s, "ﬁle ﬂow eﬃcient"), "file|flow|efficient");
+	assert_string_equal(run(&s, "Ⅸ ㎏"), "ix|kg");
+	/* the folded ligature keeps the byte offsets of the source */
+	assert_string_equal(run(&s, "a ﬁle"), "a|file");
+	assert_int_equal(s.tok[1].start, 2);
+	assert_int_equal(s.tok[1].end, 2 + 3 + 2);
+}
+
+/* Mnemonic brackets inside a word join it; other brackets separate. */
+static void
+test_mnemonic_brackets(void **state)
+{
+	struct seen s;
+
+	(void)state;
+	assert_string_equal(run(&s, "[c]reate a g[z]ipped E[x]tract"),
+	                    "create|a|gzipped|extract");
+	assert_string_equal(run(&s, "[d]ry-[r]un [v]erbose"),
+	                    "dry|run|verbose");
+	/* not followed by a word character, too long, or empty: separators */
+	assert_string_equal(run(&s, "a[i] [x] done [abcd]ef []x [c"),
+	                    "a|i|x|done|abcd|ef|x|c");
+	assert_int_equal(run(&s, "[c]reate") != NULL, 1);
+	assert_int_equal(s.tok[0].start, 1);
+}
+
+/* Word forms: English stems, marked; none for other words. */
+static void
+test_word_forms(void **state)
+{
+	cg_stemmer *st = cg_stemmer_new();
+	char f[CG_FORM_MAX];
+
+	(void)state;
+	assert_non_null(st);
+	assert_int_equal(cg_token_form(st, "retries", 7, f), 6);
+	assert_string_equal(f, "\x01retri");
+	assert_int_equal(cg_token_form(st, "retried", 7, f), 6);
+	assert_string_equal(f, "\x01retri");
+	assert_int_equal(cg_token_form(st, "deploy", 6, f), 7);
+	assert_string_equal(f, "\x01"
+	                       "deploy");
+	assert_int_equal(cg_token_form(st, "ab", 2, f), 0);
+	assert_int_equal(cg_token_form(st, "x86", 3, f), 0);
+	assert_int_equal(cg_token_form(st, "caf\xc3\xa9", 5, f), 0);
+	assert_int_equal(cg_token_form(NULL, "retries", 7, f), 0);
+	cg_stemmer_free(st);
+	cg_stemmer_free(NULL);
 }
 
 static void
@@ -377,10 +439,53 @@ test_fts5_round_trip(void **state)
 	sqlite3_close(db);
 }
 
+/* Documents get word forms at the word's position and a boundary between
+ * paragraphs; queries get neither. */
+static void
+test_fts5_forms_and_paragraphs(void **state)
+{
+	sqlite3 *db = NULL;
+
+	(void)state;
+	assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+	assert_int_equal(cg_fts_tokenizer_register(db), 0);
+	assert_int_equal(
+	    sqlite3_exec(db,
+	                 "CREATE VIRTUAL TABLE t USING fts5(body, "
+	                 "tokenize='cgw');"
+	                 "INSERT INTO t(rowid, body) VALUES"
+	                 " (1, 'The request was retried twice.'),"
+	                 " (2, 'Use the {{default}}\n\n- Open a file'),"
+	                 " (3, 'Set the default open mode'),"
+	                 " (4, 'one\n- two\n3. three\nfour');",
+	                 NULL, NULL, NULL),
+	    SQLITE_OK);
+	/* the marked stem is found, the bare stem and the word are not */
+	assert_int_equal(only_row(db, "\"\x01retri\""), 1);
+	assert_int_equal(count_match(db, "retri"), 0);
+	assert_int_equal(only_row(db, "retried"), 1);
+	/* "retried twice" stays a phrase: the form takes no position */
+	assert_int_equal(only_row(db, "\"retried twice\""), 1);
+	/* no phrase across a blank line or into a list item */
+	assert_int_equal(only_row(db, "\"default open\""), 3);
+	assert_int_equal(count_match(db, "\"one two\""), 0);
+	assert_int_equal(count_match(db, "\"two three\""), 0);
+	assert_int_equal(only_row(db, "\"three four\""), 4);
+	/* user text cannot reach a form: the mark separates in a word */
+	assert_int_equal(count_match(db, "\"x\x01retri\""), 0);
+	assert_int_equal(sqlite3_exec(db,
+	                              "INSERT INTO t(t) VALUES"
+	                              "('integrity-check')",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	sqlite3_close(db);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_fts5_forms_and_paragraphs),
 	    cmocka_unit_test(test_fold_latin),
 	    cmocka_unit_test(test_fold_fullwidth),
 	    cmocka_unit_test(test_fold_greek_cyrillic),
@@ -393,6 +498,9 @@ main(void)
 	    cmocka_unit_test(test_empty_and_stop),
 	    cmocka_unit_test(test_is_cjk),
 	    cmocka_unit_test(test_fts5_round_trip),
+	    cmocka_unit_test(test_fold_utf8proc),
+	    cmocka_unit_test(test_mnemonic_brackets),
+	    cmocka_unit_test(test_word_forms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
