@@ -49,6 +49,9 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(argv[1], v[i]->name) == 0)
 			return v[i]->run(argc - 1, argv + 1);
+	/* Hidden, and outside the list because it reads the list. */
+	if (strcmp(argv[1], cli_cmd_completions.name) == 0)
+		return cli_cmd_completions.run(argc - 1, argv + 1);
 	(void)fprintf(stderr, "corpus-gw: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
