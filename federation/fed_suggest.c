@@ -109,7 +109,7 @@ cg_suggest_pick(const cg_query *q, const json_t *replies)
 
 	for (size_t t = 0; picks != NULL && t < q->n; t++) {
 		const char *word = q->terms[t].text;
-		json_t *sums = json_object();
+		json_t *sums;
 		json_int_t self = 0;
 		json_int_t df = 0;
 		const char *pick;
@@ -118,6 +118,7 @@ cg_suggest_pick(const cg_query *q, const json_t *replies)
 
 		if (!askable(&q->terms[t]))
 			continue;
+		sums = json_object();
 		json_array_foreach(replies, i, per) {
 			const char *src;
 			const json_t *ans;
