@@ -26,6 +26,7 @@
 
 #include "common/cg_buf.h"
 #include "common/cg_fs.h"
+#include "common/cg_utf8.h"
 #include "index/fts_tokenizer.h"
 #include "index/index_write_int.h"
 #include "index/rank.h"
@@ -329,36 +330,17 @@ exec(sqlite3 *db, const char *sql, cg_err *err, const char *what)
 	return rc == SQLITE_OK ? 0 : cg_index_sql_fail(db, rc, what, err);
 }
 
-/* "file:<path>?readonly_shm=1", the path %-escaped where a URI needs it. */
+/* "file:<path>?readonly_shm=1", the path %-escaped as a uri path. */
 static char *
 readonly_uri(const char *path)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	static const char tail[] = "?readonly_shm=1";
-	cg_buf b;
-	int rc;
+	char *esc = cg_pct_encode(path, true);
+	char *uri = NULL;
 
-	cg_buf_init(&b, 3 * strlen(path) + sizeof(tail) + 8);
-	rc = cg_buf_puts(&b, "file:");
-
-	for (const char *p = path; *p && rc == 0; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f) {
-			char e[3] = {'%', hex[c >> 4], hex[c & 15]};
-
-			rc = cg_buf_append(&b, e, 3);
-		} else {
-			rc = cg_buf_putc(&b, (char)c);
-		}
-	}
-	if (rc == 0)
-		rc = cg_buf_puts(&b, tail);
-	if (rc != 0) {
-		cg_buf_fini(&b);
-		return NULL;
-	}
-	return cg_buf_take(&b);
+	if (esc != NULL && asprintf(&uri, "file:%s?readonly_shm=1", esc) < 0)
+		uri = NULL;
+	free(esc);
+	return uri;
 }
 
 /* Opens generation gen.  A read-only connection reads the wal-index
