@@ -851,8 +851,9 @@ assumptions(const struct search_ctx *c)
 	    a, json_string(
 	           "CJK text matched as character sequences (any substring)"));
 	json_array_append_new(
-	    a, json_string(
-	           "no stemming and no prefix match: the index is lexical"));
+	    a, json_string("exact words rank first; other English forms of a "
+	                   "word (stems) match below them, and word* matches "
+	                   "by prefix"));
 	if (c->req->limit == 0)
 		json_array_append_new(a, json_string("limit defaulted to 20"));
 	if (c->req->nsources == 0)
