@@ -1,9 +1,21 @@
 /*
  * cg_yaml.c - the one bounded YAML reader: libyaml's event stream walked
  * with an explicit, capped stack into a jansson value.  It must never use
- * libyaml's document loader, never expand an alias, never recurse over
- * input structure, and never do more than linear work (plus libyaml's
- * bounded lookahead) on any input.
+ * libyaml's document loader, never expand an alias past the caps, never
+ * recurse over input structure, and never do more than linear work in the
+ * size of the expanded result (plus libyaml's bounded lookahead) on any
+ * input.
+ *
+ * Aliases: an anchored node is remembered with its size (the nodes it
+ * holds, its own aliases expanded); an alias adds a copy of it and counts
+ * that size against the caller's node cap and against
+ * CG_YAML_MAX_ALIAS_NODES, so the value built never holds more than
+ * max_nodes nodes, nor more than CG_YAML_MAX_ALIAS_NODES of them copied by
+ * aliases, whatever the aliases nest (the billion-laughs guard: the work
+ * and memory an alias can cost are bounded by a constant, not by the
+ * caller's node cap; an alias copies one node at least, so this also
+ * caps the aliases of a document);
+ * an alias of a node still open (a cycle) or of no anchor is refused.
  */
 #include "common/cg_yaml.h"
 
@@ -85,6 +97,16 @@ struct frame {
 	size_t key_len; /* bytes in key */
 };
 
+/* An anchor seen in the document. */
+struct anchor {
+	char *name;   /* owned */
+	json_t *node; /* a reference of ours to the anchored value */
+	size_t start; /* builder.nodes before the node */
+	size_t size;  /* nodes it holds, expanded, once closed */
+	int depth;    /* the stack depth its collection opened at */
+	bool open;    /* a collection whose end has not come yet */
+};
+
 /* State of one event walk. */
 struct builder {
 	struct frame stack[CG_YAML_MAX_DEPTH]; /* open collections */
@@ -94,8 +116,11 @@ struct builder {
 	bool done;                             /* and the event after it came */
 	size_t nodes;                          /* nodes seen so far */
 	size_t max_nodes;                      /* cap on nodes */
-	enum cg_yaml_fail fail;                /* CG_YAML_OK until a failure */
-	cg_err *err;                           /* gets the first failure */
+	struct anchor *anchors;                /* owned, nanchors used */
+	size_t nanchors, cap_anchors;
+	size_t alias_nodes;     /* nodes they copied */
+	enum cg_yaml_fail fail; /* CG_YAML_OK until a failure */
+	cg_err *err;            /* gets the first failure */
 };
 
 static int fail(struct builder *b, enum cg_yaml_fail kind, int code,
@@ -117,6 +142,60 @@ fail(struct builder *b, enum cg_yaml_fail kind, int code, size_t line,
 		b->fail = kind;
 	cg_err_set(b->err, code, "YAML line %zu: %s", line, msg);
 	return -1;
+}
+
+/* Remembers the anchor name (may be NULL: none) of node, which starts at
+ * the current count; a collection stays open until its end event. */
+static int
+anchor_add(struct builder *b, const yaml_char_t *name, json_t *node,
+           bool collection, size_t line)
+{
+	struct anchor *a;
+
+	if (name == NULL)
+		return 0;
+	if (b->nanchors == b->cap_anchors) {
+		size_t cap = b->cap_anchors ? 2 * b->cap_anchors : 8;
+		struct anchor *v = realloc(b->anchors, cap * sizeof(*v));
+
+		if (v == NULL)
+			return fail(b, CG_YAML_NOMEM, CG_ENOMEM, line,
+			            "out of memory");
+		b->anchors = v;
+		b->cap_anchors = cap;
+	}
+	a = &b->anchors[b->nanchors];
+	a->name = strdup((const char *)name);
+	if (a->name == NULL)
+		return fail(b, CG_YAML_NOMEM, CG_ENOMEM, line, "out of memory");
+	a->node = json_incref(node);
+	a->start = b->nodes - 1; /* the node itself is counted already */
+	a->size = 1;
+	a->depth = b->depth;
+	a->open = collection;
+	b->nanchors++;
+	return 0;
+}
+
+/* Closes the anchors of the collection ending at depth (before the pop). */
+static void
+anchors_close(struct builder *b, int depth)
+{
+	for (size_t i = b->nanchors; i-- > 0;)
+		if (b->anchors[i].open && b->anchors[i].depth == depth) {
+			b->anchors[i].open = false;
+			b->anchors[i].size = b->nodes - b->anchors[i].start;
+		}
+}
+
+static void
+anchors_free(struct builder *b)
+{
+	for (size_t i = 0; i < b->nanchors; i++) {
+		free(b->anchors[i].name);
+		json_decref(b->anchors[i].node);
+	}
+	free(b->anchors);
 }
 
 static int
@@ -186,19 +265,82 @@ on_scalar(struct builder *b, const yaml_event_t *ev, size_t line)
 	}
 	f = &b->stack[b->depth - 1];
 	if (json_is_object(f->node) && f->key == NULL) {
+		json_t *k = NULL;
+		int rc;
+
 		f->key_len = ev->data.scalar.length;
 		f->key = malloc(f->key_len + 1);
 		if (f->key == NULL)
 			return fail(b, CG_YAML_NOMEM, CG_ENOMEM, line,
 			            "out of memory");
 		memcpy(f->key, ev->data.scalar.value, f->key_len + 1);
+		if (ev->data.scalar.anchor == NULL)
+			return 0;
+		k = json_stringn(f->key, f->key_len);
+		rc = k != NULL
+		         ? anchor_add(b, ev->data.scalar.anchor, k, false, line)
+		         : fail(b, CG_YAML_NOMEM, CG_ENOMEM, line,
+		                "out of memory");
+		json_decref(k);
+		return rc;
+	}
+	v = scalar_value(ev);
+	if (anchor_add(b, ev->data.scalar.anchor, v, false, line) != 0) {
+		json_decref(v);
+		return -1;
+	}
+	return attach(b, v, line);
+}
+
+/* An alias: a copy of its anchor's value (or its text as a key), the
+ * anchor's expanded size counted against the node cap. */
+static int
+on_alias(struct builder *b, const yaml_event_t *ev, size_t line)
+{
+	const char *name = (const char *)ev->data.alias.anchor;
+	struct frame *f = b->depth > 0 ? &b->stack[b->depth - 1] : NULL;
+	struct anchor *a = NULL;
+
+	for (size_t i = b->nanchors; i-- > 0 && a == NULL;)
+		if (strcmp(b->anchors[i].name, name) == 0)
+			a = &b->anchors[i];
+	if (a == NULL)
+		return fail(b, CG_YAML_HOSTILE, CG_EPARSE, line,
+		            "alias *%.40s names no anchor before it", name);
+	if (a->open)
+		return fail(b, CG_YAML_HOSTILE, CG_EPARSE, line,
+		            "alias *%.40s is inside its own anchor", name);
+	if (a->size > CG_YAML_MAX_ALIAS_NODES - b->alias_nodes ||
+	    a->size > b->max_nodes - b->nodes)
+		return fail(b, CG_YAML_HOSTILE, CG_ETOOBIG, line,
+		            "alias *%.40s: aliases expand to more than %zu "
+		            "nodes",
+		            name,
+		            b->max_nodes < CG_YAML_MAX_ALIAS_NODES
+		                ? b->max_nodes
+		                : (size_t)CG_YAML_MAX_ALIAS_NODES);
+	b->alias_nodes += a->size;
+	b->nodes += a->size;
+	if (f == NULL)
+		return fail(b, CG_YAML_SHAPE, CG_EPARSE, line,
+		            "the top level is an alias, not a mapping");
+	if (json_is_object(f->node) && f->key == NULL) {
+		if (!json_is_string(a->node))
+			return fail(b, CG_YAML_SYNTAX, CG_EPARSE, line,
+			            "a mapping key must be a scalar");
+		f->key_len = json_string_length(a->node);
+		f->key = malloc(f->key_len + 1);
+		if (f->key == NULL)
+			return fail(b, CG_YAML_NOMEM, CG_ENOMEM, line,
+			            "out of memory");
+		memcpy(f->key, json_string_value(a->node), f->key_len + 1);
 		return 0;
 	}
-	return attach(b, scalar_value(ev), line);
+	return attach(b, json_deep_copy(a->node), line);
 }
 
 static int
-on_start(struct builder *b, bool is_map, size_t line)
+on_start(struct builder *b, bool is_map, const yaml_char_t *anchor, size_t line)
 {
 	struct frame *f = b->depth > 0 ? &b->stack[b->depth - 1] : NULL;
 	json_t *v;
@@ -227,7 +369,7 @@ on_start(struct builder *b, bool is_map, size_t line)
 	b->stack[b->depth].key = NULL;
 	b->stack[b->depth].key_len = 0;
 	b->depth++;
-	return 0;
+	return anchor_add(b, anchor, v, true, line);
 }
 
 static int
@@ -245,16 +387,16 @@ on_event(struct builder *b, const yaml_event_t *ev)
 	}
 	switch (ev->type) {
 	case YAML_ALIAS_EVENT:
-		return fail(b, CG_YAML_HOSTILE, CG_EPARSE, line,
-		            "alias *%.40s is not allowed",
-		            (const char *)ev->data.alias.anchor);
+		return on_alias(b, ev, line);
 	case YAML_SCALAR_EVENT:
 		return on_scalar(b, ev, line);
 	case YAML_MAPPING_START_EVENT:
+		return on_start(b, true, ev->data.mapping_start.anchor, line);
 	case YAML_SEQUENCE_START_EVENT:
-		return on_start(b, ev->type == YAML_MAPPING_START_EVENT, line);
+		return on_start(b, false, ev->data.sequence_start.anchor, line);
 	case YAML_MAPPING_END_EVENT:
 	case YAML_SEQUENCE_END_EVENT:
+		anchors_close(b, b->depth);
 		if (b->depth > 0) {
 			b->depth--;
 			free(b->stack[b->depth].key);
@@ -330,6 +472,7 @@ cg_yaml_strict(const char *yaml, size_t len, size_t max_nodes, json_t **out,
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&p);
+	anchors_free(&b);
 	for (int i = 0; i < b.depth; i++)
 		free(b.stack[i].key);
 	if (b.fail == CG_YAML_OK && b.root == NULL) {
@@ -362,9 +505,12 @@ cg_yaml_load(const char *yaml, size_t len, size_t max_bytes, size_t max_nodes,
 	                    max_nodes, out, &local);
 	if (sf == CG_YAML_OK)
 		return 0;
-	/* The code follows the failure, not what err held before. */
+	/* The code follows the failure (the one fail() recorded: a cap is
+	 * too_big, a cyclic or unknown alias a parse error), not what err
+	 * held before. */
 	return cg_err_set(err,
-	                  sf == CG_YAML_NOMEM     ? CG_ENOMEM
+	                  local.code != 0         ? local.code
+	                  : sf == CG_YAML_NOMEM   ? CG_ENOMEM
 	                  : sf == CG_YAML_HOSTILE ? CG_ETOOBIG
 	                                          : CG_EPARSE,
 	                  "%s", local.msg);

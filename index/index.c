@@ -41,11 +41,21 @@ struct visibility {
 };
 
 struct cg_index {
-	cg_source src;         /* what is indexed (a copy) */
-	char *dir;             /* this source's folder in the cache */
-	sqlite3 *db;           /* live generation, NULL before open */
-	int64_t gen;           /* live generation number */
-	int oneshot;           /* reads on a read-only connection (index.h) */
+	cg_source src; /* what is indexed (a copy) */
+	char *dir;     /* this source's folder in the cache */
+	sqlite3 *db;   /* live generation, NULL before open */
+	int64_t gen;   /* live generation number */
+	int oneshot;   /* reads on a read-only connection (index.h) */
+	/* The live connection reads the generation as an immutable file:
+	 * the file system would not let SQLite open it normally (a full
+	 * disk or a read-only cache without its wal-index, see
+	 * open_live).  Such a connection never writes; each refresh and
+	 * sync tries a normal open again. */
+	int fallback;
+	/* Why the last normal open of a generation failed ("" when none
+	 * did): what a reader says instead of "not built yet", and what a
+	 * sync on a fallback connection reports. */
+	char open_err[CG_ERR_MSG_MAX];
 	int open_tried;        /* a oneshot index opened lazily once */
 	int lockfd;            /* the writer lock file, -1 when closed */
 	cg_rank_ctx rank;      /* read by cg_match() */
@@ -330,14 +340,21 @@ exec(sqlite3 *db, const char *sql, cg_err *err, const char *what)
 	return rc == SQLITE_OK ? 0 : cg_index_sql_fail(db, rc, what, err);
 }
 
-/* "file:<path>?readonly_shm=1", the path %-escaped as a uri path. */
+/* How open_db opens a generation. */
+enum open_mode {
+	OPEN_RW,       /* read-write (the writer; a long-lived reader) */
+	OPEN_RO,       /* read-only, the wal-index read-only too */
+	OPEN_IMMUTABLE /* the file as it is: no lock, WAL or wal-index */
+};
+
+/* "file:<path>?<param>", the path %-escaped as a uri path. */
 static char *
-readonly_uri(const char *path)
+readonly_uri(const char *path, const char *param)
 {
 	char *esc = cg_pct_encode(path, true);
 	char *uri = NULL;
 
-	if (esc != NULL && asprintf(&uri, "file:%s?readonly_shm=1", esc) < 0)
+	if (esc != NULL && asprintf(&uri, "file:%s?%s", esc, param) < 0)
 		uri = NULL;
 	free(esc);
 	return uri;
@@ -348,19 +365,23 @@ readonly_uri(const char *path)
  * SQLite reads the WAL into memory instead of rebuilding the -shm file,
  * so a process that only reads writes nothing.  A read-write connection
  * keeps the WAL and -shm files when it closes (PERSIST_WAL, the WAL
- * truncated to nothing), since a read-only one cannot create them. */
+ * truncated to nothing), since a read-only one cannot create them.  An
+ * immutable one is open_live's last resort. */
 static int
-open_db(cg_index *idx, int64_t gen, int readonly, sqlite3 **out, cg_err *err)
+open_db(cg_index *idx, int64_t gen, enum open_mode mode, sqlite3 **out,
+        cg_err *err)
 {
 	char *path = gen_path(idx, gen);
 	char *uri = NULL;
 	sqlite3 *db = NULL;
 	int flags = SQLITE_OPEN_NOMUTEX;
+	int readonly = mode != OPEN_RW;
 	int rc;
 
 	*out = NULL;
 	if (path != NULL && readonly)
-		uri = readonly_uri(path);
+		uri = readonly_uri(path, mode == OPEN_RO ? "readonly_shm=1"
+		                                         : "immutable=1");
 	if (path == NULL || (readonly && uri == NULL)) {
 		free(path);
 		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
@@ -405,9 +426,13 @@ validate_db(sqlite3 *db, const char *source, cg_err *err)
 	int ok = 0;
 
 	rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
-	if (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
 		version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW) /* the file does not read (I/O, damage) */
+		return cg_index_sql_fail(db, rc, "database unreadable", err);
 	if (version != CG_SCHEMA_VERSION)
 		return cg_err_set(err, CG_ECORRUPT,
 		                  "schema version %d, expected %d", version,
@@ -525,10 +550,53 @@ source_dir(const cg_index_opts *o)
 	return cg_path_join(o->cache_dir, name);
 }
 
+/* A connection to generation gen in mode that passes validate_db, or NULL
+ * (why in err). */
+static sqlite3 *
+open_valid(cg_index *idx, int64_t gen, enum open_mode mode, cg_err *err)
+{
+	sqlite3 *db = NULL;
+
+	if (open_db(idx, gen, mode, &db, err) != 0)
+		return NULL;
+	if (validate_db(db, idx->src.name, err) == 0)
+		return db;
+	sqlite3_close(db);
+	return NULL;
+}
+
+/* True when generation gen has no WAL content: no -wal file, or an empty
+ * one.  Its database file alone is then the whole committed index. */
+static bool
+wal_empty(const cg_index *idx, int64_t gen)
+{
+	char *base = gen_path(idx, gen);
+	char path[4096];
+	struct stat sb;
+	bool empty;
+
+	if (base == NULL)
+		return false;
+	(void)snprintf(path, sizeof(path), "%s-wal", base);
+	free(base);
+	empty = stat(path, &sb) != 0 ? errno == ENOENT : sb.st_size == 0;
+	return empty;
+}
+
 /* A usable connection to generation gen, or NULL (the next sync rebuilds).
  * A oneshot index reads on a read-only connection and falls back to a
  * read-write one when that cannot open (no -shm file yet, an index built
  * before the WAL was kept).
+ *
+ * When neither opens (why kept in idx->open_err), the file system may be
+ * what refuses: a WAL database cannot be opened at all without its -wal and
+ * -shm files, which a full disk or a read-only cache will not let SQLite
+ * create.  With fallback, and only when the generation has no WAL content
+ * (its database file is then the whole committed index, and a writer, who
+ * would need the wal-index first, has not written since), it is read as an
+ * immutable file instead, *fb set: the index that exists keeps answering.
+ * A writer that comes back (the fault ended) appends to the WAL first, so
+ * each refresh of a fallback connection tries a normal open again.
  *
  * Within one process SQLite shares one wal-index per database file, opened
  * read-only when a read-only connection opened it first, and a read-write
@@ -537,18 +605,27 @@ source_dir(const cg_index_opts *o)
  * reopens read-write before any reader exists when there is something to
  * write. */
 static sqlite3 *
-open_live(cg_index *idx, int64_t gen)
+open_live(cg_index *idx, int64_t gen, bool fallback, bool *fb)
 {
-	for (int ro = idx->oneshot; ro >= 0; ro--) {
-		sqlite3 *db = NULL;
+	sqlite3 *db = NULL;
+	cg_err e;
 
-		if (open_db(idx, gen, ro, &db, NULL) != 0)
-			continue;
-		if (validate_db(db, idx->src.name, NULL) == 0)
-			return db;
-		sqlite3_close(db);
+	*fb = false;
+	cg_err_clear(&e);
+	for (int ro = idx->oneshot; ro >= 0 && db == NULL; ro--) {
+		cg_err_clear(&e);
+		db = open_valid(idx, gen, ro ? OPEN_RO : OPEN_RW, &e);
 	}
-	return NULL;
+	if (db != NULL) {
+		idx->open_err[0] = '\0';
+		return db;
+	}
+	(void)snprintf(idx->open_err, sizeof(idx->open_err), "%s", e.msg);
+	if (!fallback || !wal_empty(idx, gen))
+		return NULL;
+	db = open_valid(idx, gen, OPEN_IMMUTABLE, NULL);
+	*fb = db != NULL;
+	return db;
 }
 
 /* The live connection, opened now when the index is oneshot and has not
@@ -558,8 +635,11 @@ live(cg_index *idx)
 {
 	if (idx->db == NULL && idx->oneshot && idx->gen > 0 &&
 	    !idx->open_tried) {
+		bool fb = false;
+
 		idx->open_tried = 1;
-		idx->db = open_live(idx, idx->gen);
+		idx->db = open_live(idx, idx->gen, true, &fb);
+		idx->fallback = fb;
 	}
 	return idx->db;
 }
@@ -570,10 +650,12 @@ static int
 reopen_writable(cg_index *idx, cg_err *err)
 {
 	sqlite3 *db = NULL;
-	int rc = open_db(idx, idx->gen, 0, &db, err);
+	int rc = open_db(idx, idx->gen, OPEN_RW, &db, err);
 
-	if (rc == 0)
+	if (rc == 0) {
 		set_db(idx, db);
+		idx->fallback = 0;
+	}
 	return rc;
 }
 
@@ -607,8 +689,12 @@ cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err)
 	}
 	idx->oneshot = opts->oneshot;
 	idx->gen = read_current(idx);
-	if (idx->gen > 0 && !idx->oneshot)
-		idx->db = open_live(idx, idx->gen);
+	if (idx->gen > 0 && !idx->oneshot) {
+		bool fb = false;
+
+		idx->db = open_live(idx, idx->gen, true, &fb);
+		idx->fallback = fb;
+	}
 	*out = idx;
 	return 0;
 }
@@ -695,6 +781,12 @@ cg_index_registrar(const cg_index *idx)
 	return idx->src.registrar;
 }
 
+const char *
+cg_index_open_error(const cg_index *idx)
+{
+	return idx->open_err;
+}
+
 int64_t
 cg_index_generation(const cg_index *idx)
 {
@@ -711,9 +803,12 @@ rebuild_locked(cg_index *idx, const char *reason, cg_sync_stats *st,
 	int rc;
 
 	unlink_gen(idx, gen); /* leftover of a killed build */
-	rc = open_db(idx, gen, 0, &db, err);
+	rc = open_db(idx, gen, OPEN_RW, &db, err);
 	if (rc == 0)
 		rc = create_schema(idx, db, err);
+	if (rc == 0 && set_meta(db, "build_reason", reason) != SQLITE_OK)
+		rc = cg_index_sql_fail(db, sqlite3_errcode(db), "index meta",
+		                       err);
 	if (rc == 0)
 		rc = cg_index_write_sync(db, idx->src.repo, idx->src.wiki,
 		                         idx->src.kind, st, err);
@@ -726,6 +821,8 @@ rebuild_locked(cg_index *idx, const char *reason, cg_sync_stats *st,
 	}
 	set_db(idx, db);
 	idx->gen = gen;
+	idx->fallback = 0;
+	idx->open_err[0] = '\0';
 	st->generation = gen;
 	st->rebuilt = 1;
 	(void)snprintf(st->rebuild_reason, sizeof(st->rebuild_reason), "%s",
@@ -749,20 +846,25 @@ cg_index_rebuild(cg_index *idx, const char *reason, cg_sync_stats *st,
 	return rc;
 }
 
-/* Follows a generation published by another process since we opened. */
+/* Follows a generation published by another process since we opened; a
+ * fallback connection to the live generation is replaced by a normal one
+ * as soon as one opens. */
 static void
 follow_current(cg_index *idx)
 {
 	int64_t cur = read_current(idx);
+	bool same = cur == idx->gen;
 	sqlite3 *db = NULL;
+	bool fb = false;
 
-	if (cur == 0 || cur == idx->gen)
+	if (cur == 0 || (same && !idx->fallback))
 		return;
-	db = open_live(idx, cur);
+	db = open_live(idx, cur, !same, &fb);
 	if (db == NULL)
 		return;
 	set_db(idx, db);
 	idx->gen = cur;
+	idx->fallback = fb;
 }
 
 static void
@@ -834,6 +936,16 @@ cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err)
 	if (rc != 0)
 		return rc;
 	follow_current(idx);
+	if (live(idx) != NULL && idx->fallback) {
+		/* The generation reads, but SQLite cannot open it to write:
+		 * it keeps answering as it is; nothing is rebuilt. */
+		rc = cg_err_set(err, CG_EIO,
+		                "source %s: index generation %lld cannot be "
+		                "updated, it answers as last built: %s",
+		                idx->src.name, (long long)idx->gen,
+		                idx->open_err);
+		goto out;
+	}
 	if (live(idx) == NULL) {
 		cg_err_clear(&local);
 		rc = rebuild_locked(
@@ -870,6 +982,75 @@ cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err)
 out:
 	unlock_writer(idx);
 	return rc;
+}
+
+/* PRAGMA quick_check of generation gen on a fresh connection: 0 when it
+ * passes, 1 with the first complaint in why when the file is damaged, a
+ * negative code when the check could not run. */
+static int
+quick_check(cg_index *idx, int64_t gen, char *why, size_t n, cg_err *err)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int rc = open_db(idx, gen, OPEN_RW, &db, err);
+
+	if (rc != 0)
+		return rc;
+	rc = sqlite3_prepare_v2(db, "PRAGMA quick_check(1)", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 0);
+
+		rc = t != NULL && strcmp(t, "ok") == 0 ? 0 : 1;
+		(void)snprintf(why, n, "%s", t != NULL ? t : "no answer");
+	} else if ((rc & 0xff) == SQLITE_CORRUPT ||
+	           (rc & 0xff) == SQLITE_NOTADB) {
+		(void)snprintf(why, n, "%s", sqlite3_errmsg(db));
+		rc = 1;
+	} else {
+		rc = cg_index_query_fail(idx, rc, "index check", err);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return rc;
+}
+
+int
+cg_index_check(cg_index *idx, cg_sync_stats *st, cg_err *err)
+{
+	char why[CG_ERR_MSG_MAX];
+	char reason[CG_ERR_MSG_MAX + 16];
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	follow_current(idx);
+	/* Nothing to check yet; or a generation read as an immutable file
+	 * (the file system refuses writes: a rebuild could not be written,
+	 * and quick_check would need the wal-index it cannot create). */
+	if (idx->gen <= 0 || idx->fallback)
+		return 0;
+	rc = quick_check(idx, idx->gen, why, sizeof(why), err);
+	st->generation = idx->gen;
+	if (rc <= 0)
+		return rc;
+	(void)snprintf(reason, sizeof(reason), "quick_check: %s", why);
+	return cg_index_rebuild(idx, reason, st, err);
+}
+
+char *
+cg_index_build_reason(cg_index *idx)
+{
+	sqlite3_stmt *st = cg_index_stmt(
+	    idx, "SELECT value FROM meta WHERE key = 'build_reason'");
+	char *v = NULL;
+
+	if (st != NULL && sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_text(st, 0) != NULL)
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	if (st != NULL)
+		sqlite3_reset(st);
+	return v;
 }
 
 /* cg_totals' text, the row count then the token total of each column

@@ -60,9 +60,29 @@ int cg_index_sync(cg_index *idx, cg_sync_stats *st, cg_err *err);
  * out; 0 (out "") when no build failed or one has succeeded since. */
 int cg_index_unbuilt_reason(const cg_index *idx, char *out, size_t n);
 
+/* Why the last attempt to open the generation CURRENT names failed, ""
+ * when it did not (borrowed).  A generation the file system will not let
+ * SQLite open normally (a full disk or a read-only cache, missing its
+ * -wal or -shm file) is read as an immutable file when it has no WAL
+ * content: it answers, and a sync reports that it cannot be updated. */
+const char *cg_index_open_error(const cg_index *idx);
+
 /* Rebuilds into a new generation (reason is recorded). */
 int cg_index_rebuild(cg_index *idx, const char *reason, cg_sync_stats *st,
                      cg_err *err);
+
+/* Checks the file of the live generation with PRAGMA quick_check, on a
+ * connection of its own (a long-lived one may answer from its page cache),
+ * and rebuilds a generation that fails it from the pages (st->rebuilt,
+ * the reason "quick_check: ..." in st and in the new generation's meta).
+ * A damaged page is then found before a query reads it.  Costs a read of
+ * the whole database: the node runs it for one source per reconcile.  A
+ * check that cannot run (I/O) fails with that error; nothing is rebuilt. */
+int cg_index_check(cg_index *idx, cg_sync_stats *st, cg_err *err);
+
+/* The reason the live generation was built ("new index", "corrupt: ...",
+ * "quick_check: ..."), malloc'd, or NULL when it does not say. */
+char *cg_index_build_reason(cg_index *idx);
 
 /* Follows a generation another handle or process published since this
  * one opened (cheap: reads CURRENT).  A reader calls it before each

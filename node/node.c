@@ -13,6 +13,7 @@
 
 #include "common/cg_analyzer.h"
 #include "common/cg_time.h"
+#include "node/sources.h"
 
 struct src {
 	char *name;
@@ -25,8 +26,12 @@ struct cg_node {
 	char *name;
 	struct src *src;
 	size_t nsrc;
-	json_t *memo;      /* derived data kept between requests, or NULL */
-	uint64_t memo_sig; /* what it was derived from */
+	json_t *sync_failed; /* {source: {code, message}} of the last sync
+	                        that failed per source, or NULL */
+	json_t *registry;    /* {wiki source: why its repository's corpus
+	                        registry cannot be read}, or NULL */
+	json_t *memo;        /* derived data kept between requests, or NULL */
+	uint64_t memo_sig;   /* what it was derived from */
 };
 
 /* gcc 12 -fanalyzer false positive (common/cg_analyzer.h): each name is stored
@@ -48,6 +53,18 @@ cg_node_new(cg_node **out, const cg_node_opts *opts, cg_err *err)
 	for (size_t i = 0; i < opts->nsources && rc == 0; i++) {
 		cg_index_opts io = {opts->cache_dir, &opts->sources[i],
 		                    opts->oneshot};
+		char *why =
+		    opts->sources[i].kind == CG_SRC_WIKI
+		        ? cg_sources_registry_error(opts->sources[i].repo)
+		        : NULL;
+
+		if (why != NULL) {
+			if (n->registry == NULL)
+				n->registry = json_object();
+			json_object_set_new(n->registry, opts->sources[i].name,
+			                    json_string(why));
+			free(why);
+		}
 
 		n->src[i].name = strdup(opts->sources[i].name);
 		if (n->src[i].name == NULL)
@@ -77,6 +94,8 @@ cg_node_free(cg_node *n)
 	free(n->src);
 	free(n->name);
 	json_decref(n->memo);
+	json_decref(n->sync_failed);
+	json_decref(n->registry);
 	free(n);
 }
 
@@ -223,6 +242,13 @@ cg_node_ready(cg_index *idx, cg_err *err)
 
 	if (cg_index_db(idx) != NULL)
 		return 0;
+	if (cg_index_generation(idx) > 0 && cg_index_open_error(idx)[0])
+		return cg_err_set(err, CG_EUNAVAIL,
+		                  "source %s: index generation %lld cannot be "
+		                  "read: %s",
+		                  cg_index_source(idx),
+		                  (long long)cg_index_generation(idx),
+		                  cg_index_open_error(idx));
 	if (cg_index_unbuilt_reason(idx, why, sizeof(why)))
 		return cg_err_set(err, CG_EUNAVAIL,
 		                  "source %s: not indexed: %s",
@@ -231,6 +257,51 @@ cg_node_ready(cg_index *idx, cg_err *err)
 	                  "source %s: index not built yet (first indexing "
 	                  "in progress)",
 	                  cg_index_source(idx));
+}
+
+void
+cg_node_set_sync_failed(cg_node *n, json_t *failed)
+{
+	json_decref(n->sync_failed);
+	n->sync_failed = failed;
+}
+
+const char *
+cg_node_sync_failure(const cg_node *n, const char *source)
+{
+	const json_t *f = json_object_get(n->sync_failed, source);
+
+	return f != NULL ? json_string_value(json_object_get(f, "message"))
+	                 : NULL;
+}
+
+const char *
+cg_node_registry_error(const cg_node *n, const char *source)
+{
+	return json_string_value(json_object_get(n->registry, source));
+}
+
+void
+cg_node_sync_followup(const cg_node *n, const char *source, json_t *fu)
+{
+	const char *why = cg_node_sync_failure(n, source);
+	const char *reg = cg_node_registry_error(n, source);
+	char msg[CG_ERR_MSG_MAX + 128];
+
+	if (reg != NULL)
+		json_array_append_new(fu,
+		                      json_pack("{s:s, s:s, s:s}", "kind",
+		                                "registry_unreadable", "source",
+		                                source, "message", reg));
+	if (why == NULL)
+		return;
+	(void)snprintf(msg, sizeof(msg),
+	               "source %s answers from its last index: its pages "
+	               "could not be re-indexed (%s)",
+	               source, why);
+	json_array_append_new(fu, json_pack("{s:s, s:s, s:s}", "kind",
+	                                    "source_not_updated", "source",
+	                                    source, "message", msg));
 }
 
 int

@@ -71,8 +71,31 @@ bool cg_node_expired(const cg_node *n);
  * 0 when it has no deadline. */
 int64_t cg_node_deadline(const cg_node *n);
 
-/* Fails with CG_EUNAVAIL while a source has no generation yet. */
+/* Fails with CG_EUNAVAIL while a source has no generation yet, or while
+ * the one CURRENT names cannot be read (saying why). */
 int cg_node_ready(cg_index *idx, cg_err *err);
+
+/* --- sync failures ----------------------------------------------------- */
+
+/* The sources whose last sync failed, {source: {code, message}} (taken;
+ * NULL: none).  The node service (server.c) hands what its sync thread
+ * saw to its serving node before each request, since the two threads
+ * keep separate nodes: a source that failed its sync keeps answering
+ * from its last index, and the answers say so. */
+void cg_node_set_sync_failed(cg_node *n, json_t *failed);
+/* Why source's last sync failed, or NULL (borrowed). */
+const char *cg_node_sync_failure(const cg_node *n, const char *source);
+/* Why the corpus registry of wiki source's repository cannot be read
+ * ("<path>: <why>; its corpora are not served"), or NULL (borrowed).  Read
+ * when the node opens, as the workspace loader reads it: a repository
+ * whose registry does not read is served without its corpora, and says
+ * so. */
+const char *cg_node_registry_error(const cg_node *n, const char *source);
+/* Appends to fu what an answer about source must say of it: {kind
+ * "registry_unreadable", source, message} when its repository's registry
+ * cannot be read, and {kind "source_not_updated", source, message} when
+ * its last sync failed (its index answers as last built). */
+void cg_node_sync_followup(const cg_node *n, const char *source, json_t *fu);
 
 /* A source's failure in an op over several sources: recorded in
  * res.failed as {source: {code, message}} and 0 returned, so the other

@@ -481,6 +481,7 @@ rank_sources(cg_node *n, const json_t *args, struct search_run *r, bool *asked,
 		}
 		asked[i] = true;
 		problem_followups(idx, fu, 20);
+		cg_node_sync_followup(n, name, fu);
 		json_object_set_new(per, name,
 		                    json_pack("{s:I, s:I}", "candidates",
 		                              (json_int_t)one.walked, "hits",

@@ -481,9 +481,13 @@ status_source(cg_index *idx)
 
 	json_object_set_new(o, "errors", errors);
 	if (db == NULL) {
+		cg_err_clear(&e);
+		(void)cg_node_ready(idx, &e);
 		json_array_append_new(
-		    errors,
-		    json_string("index not built yet (run `corpus-gw index`)"));
+		    errors, json_string(cg_index_generation(idx) > 0
+		                            ? e.msg
+		                            : "index not built yet (run "
+		                              "`corpus-gw index`)"));
 		return o;
 	}
 	if (cg_acl_active(cg_index_acl(idx))) {
@@ -507,6 +511,10 @@ status_source(cg_index *idx)
 	json_object_set_new(o, "problems",
 	                    json_integer(count_of(
 	                        db, "SELECT count(*) FROM problems", errors)));
+	ls = cg_index_build_reason(idx);
+	if (ls != NULL)
+		json_object_set_new(o, "build_reason", json_string(ls));
+	free(ls);
 	ls = last_sync(db);
 	json_object_set_new(o, "last_sync", cg_json_text(ls));
 	if (ls != NULL && parse_utc(ls) >= 0)
@@ -574,6 +582,29 @@ corpus_status(cg_index *idx, json_t *o)
 		json_object_set_new(o, "llms", f);
 }
 
+/* A source whose last sync failed answers from its last index, and a wiki
+ * whose repository's registry does not read is served without its
+ * corpora: status says why (sync_error, registry_error, and among its
+ * errors). */
+static void
+sync_status(const cg_node *n, const char *source, json_t *o)
+{
+	const char *why = cg_node_sync_failure(n, source);
+	const char *reg = cg_node_registry_error(n, source);
+	char msg[CG_ERR_MSG_MAX + 32];
+
+	if (reg != NULL) {
+		json_object_set_new(o, "registry_error", json_string(reg));
+		json_array_append_new(json_object_get(o, "errors"),
+		                      json_string(reg));
+	}
+	if (why == NULL)
+		return;
+	json_object_set_new(o, "sync_error", json_string(why));
+	(void)snprintf(msg, sizeof(msg), "last sync failed: %s", why);
+	json_array_append_new(json_object_get(o, "errors"), json_string(msg));
+}
+
 int
 cg_op_status(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 {
@@ -587,6 +618,7 @@ cg_op_status(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 			continue;
 		o = status_source(cg_node_index(n, i));
 		corpus_status(cg_node_index(n, i), o);
+		sync_status(n, cg_node_source_name(n, i), o);
 		/* A source with nothing visible is not shown at all. */
 		if (cg_acl_active(cg_index_acl(cg_node_index(n, i))) &&
 		    json_integer_value(json_object_get(o, "pages")) == 0) {

@@ -8,7 +8,8 @@
  * What it must not do: share a cg_node between threads, keep state outside
  * the cg_server, print (log lines go to the caller's callback), or block
  * queries behind a sync.  The only data the threads share is the sync job
- * queue and the stop flag, both under the mutex.
+ * queue, the stop flag and the sources whose last sync failed, all under
+ * the mutex.
  */
 #define _GNU_SOURCE
 #include "node/server.h"
@@ -77,6 +78,15 @@ struct cg_server {
 	bool stopping;
 	struct job jobs[CG_SERVER_SYNC_QUEUE];
 	size_t njobs;
+	/* The sources whose last sync failed, {source: {code, message}}:
+	 * written by the sync thread, handed to the reader before each
+	 * request (its answers say the source was not updated).  Under
+	 * the mutex, with sync_seq bumped on each change. */
+	json_t *sync_failed;
+	unsigned sync_seq;
+	unsigned sync_seen; /* serve thread only: the seq the reader has */
+	size_t check_next;  /* sync thread only: the source the next
+	                       reconcile checks (check_one) */
 };
 
 /* --- small helpers --------------------------------------------------- */
@@ -311,6 +321,15 @@ log_warnings(const cg_server *s)
 	for (char **w = s->ws.warnings; w != NULL && *w != NULL; w++)
 		slog(s, "warn", "workspace warning root=%s message=\"%s\"",
 		     s->ws.root, *w);
+	for (size_t i = 0; i < cg_node_nsources(s->reader); i++) {
+		const char *name = cg_node_source_name(s->reader, i);
+		const char *why = cg_node_registry_error(s->reader, name);
+
+		if (why != NULL)
+			slog(s, "warn",
+			     "registry unreadable source=%s error=\"%s\"", name,
+			     why);
+	}
 }
 
 int
@@ -324,6 +343,7 @@ cg_server_new(cg_server **out, const cg_server_opts *opts, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	s->wake[0] = s->wake[1] = -1;
 	pthread_mutex_init(&s->mu, NULL);
+	s->sync_failed = json_object();
 	s->on_demand = opts->on_demand;
 	s->oneshot = opts->oneshot;
 	s->reconcile_ms =
@@ -336,14 +356,14 @@ cg_server_new(cg_server **out, const cg_server_opts *opts, cg_err *err)
 	s->log_ctx = opts->log_ctx;
 	rc = cg_sources_load(&s->ws, opts->root, opts->sources, opts->nsources,
 	                     opts->name, err);
-	if (rc == 0) {
-		log_warnings(s);
+	if (rc == 0)
 		rc = copy_names(s, opts, err);
-	}
 	if (rc == 0)
 		rc = cg_mkdir_p(s->cache, err);
 	if (rc == 0)
 		rc = open_nodes(s, err);
+	if (rc == 0)
+		log_warnings(s);
 	if (rc == 0)
 		rc = open_wake(s, err);
 	if (rc == 0)
@@ -482,6 +502,26 @@ enqueue_sync(cg_server *s, nng_ctx ctx, json_t *req)
 	return ok;
 }
 
+/* Hands the reader what the sync thread saw fail since the last request
+ * (cg_node_set_sync_failed). */
+static void
+pass_sync_failed(cg_server *s)
+{
+	json_t *copy = NULL;
+	bool changed;
+
+	pthread_mutex_lock(&s->mu);
+	changed = s->sync_seq != s->sync_seen;
+	if (changed) {
+		if (json_object_size(s->sync_failed) > 0)
+			copy = json_deep_copy(s->sync_failed);
+		s->sync_seen = s->sync_seq;
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (changed)
+		cg_node_set_sync_failed(s->reader, copy);
+}
+
 /* Answers one received message (consumed); true when ctx was handed to
  * the sync thread, which replies on it and closes it. */
 static bool
@@ -514,6 +554,7 @@ serve_one(cg_server *s, nng_ctx ctx, nng_aio *aio, nng_msg *msg)
 	} else {
 		int64_t t0 = cg_mono_ms();
 
+		pass_sync_failed(s);
 		reply = cg_node_handle(s->reader, req);
 		slog(s, "debug", "request op=%s bytes=%zu ok=%d ms=%lld",
 		     op_name(req), len,
@@ -573,12 +614,35 @@ serve_main(void *arg)
 
 /* --- sync thread: syncing -------------------------------------------- */
 
-/* One log line per source that changed (every source at start). */
+/* Records which sources a sync reply says failed (and which synced),
+ * for the reader (pass_sync_failed). */
+static void
+note_sync(cg_server *s, const json_t *reply)
+{
+	json_t *res = json_object_get(reply, "result");
+	const char *name;
+	json_t *v;
+
+	if (!json_is_true(json_object_get(reply, "ok")) || res == NULL)
+		return;
+	pthread_mutex_lock(&s->mu);
+	json_object_foreach(json_object_get(res, "sources"), name, v)
+		if (json_object_del(s->sync_failed, name) == 0)
+			s->sync_seq++;
+	json_object_foreach(json_object_get(res, "failed"), name, v) {
+		json_object_set_new(s->sync_failed, name, json_deep_copy(v));
+		s->sync_seq++;
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+/* One log line per source that changed (every source at start), and one
+ * per source that failed. */
 static void
 log_sync(cg_server *s, const char *why, const json_t *reply, int64_t ms)
 {
-	const json_t *per =
-	    json_object_get(json_object_get(reply, "result"), "sources");
+	const json_t *res = json_object_get(reply, "result");
+	const json_t *per = json_object_get(res, "sources");
 	const char *name;
 	json_t *st;
 
@@ -588,6 +652,11 @@ log_sync(cg_server *s, const char *why, const json_t *reply, int64_t ms)
 		         json_object_get(reply, "error"), "message")));
 		return;
 	}
+	json_object_foreach(json_object_get(res, "failed"), name, st)
+		slog(s, "error",
+		     "sync failed reason=%s source=%s code=%s error=\"%s\"",
+		     why, name, json_string_value(json_object_get(st, "code")),
+		     json_string_value(json_object_get(st, "message")));
 	json_object_foreach((json_t *)per, name, st) {
 		long long v[6];
 		static const char *const k[6] = {"generation", "files",
@@ -622,8 +691,42 @@ run_sync(cg_server *s, const char *why)
 		     why);
 	else
 		log_sync(s, why, reply, cg_mono_ms() - t0);
+	note_sync(s, reply);
 	json_decref(reply);
 	json_decref(req);
+}
+
+/* The reconcile's integrity check: PRAGMA quick_check of one source per
+ * reconcile, in turn (its cost is a read of the whole index: one source a
+ * tick bounds it), a damaged index rebuilt from its pages before a query
+ * meets the damage (cg_index_check). */
+static void
+check_one(cg_server *s)
+{
+	size_t n = cg_node_nsources(s->writer);
+	size_t i = n > 0 ? s->check_next++ % n : 0;
+	const char *name = cg_node_source_name(s->writer, i);
+	int64_t t0 = cg_mono_ms();
+	cg_sync_stats st;
+	cg_err err;
+	int rc;
+
+	if (n == 0)
+		return;
+	cg_err_clear(&err);
+	rc = cg_index_check(cg_node_index(s->writer, i), &st, &err);
+	if (rc != 0)
+		slog(s, "warn", "index check failed source=%s error=\"%s\"",
+		     name, err.msg);
+	else if (st.rebuilt)
+		slog(s, "error",
+		     "index damaged, rebuilt source=%s generation=%lld "
+		     "reason=\"%s\" ms=%lld",
+		     name, (long long)st.generation, st.rebuild_reason,
+		     (long long)(cg_mono_ms() - t0));
+	else
+		slog(s, "debug", "index check ok source=%s ms=%lld", name,
+		     (long long)(cg_mono_ms() - t0));
 }
 
 /* Answers the queued client syncs; when final, with "shutting down". */
@@ -652,6 +755,7 @@ answer_jobs(cg_server *s, nng_aio *aio, bool final)
 			if (reply != NULL)
 				log_sync(s, "request", reply,
 				         cg_mono_ms() - t0);
+			note_sync(s, reply);
 		}
 		send_reply(s, s->writer, jobs[i].ctx, aio, false, reply);
 		nng_ctx_close(jobs[i].ctx);
@@ -717,6 +821,7 @@ sync_loop(cg_server *s, cg_watch *w, nng_aio *aio)
 		if (now >= next_rec) {
 			cg_watch_rescan(w);
 			run_sync(s, "reconcile");
+			check_one(s);
 			next_rec = cg_mono_ms() + s->reconcile_ms;
 		}
 	}
@@ -821,6 +926,7 @@ cg_server_free(cg_server *s)
 		if (s->wake[i] >= 0)
 			close(s->wake[i]);
 	pthread_mutex_destroy(&s->mu);
+	json_decref(s->sync_failed);
 	cg_workspace_fini(&s->ws);
 	free(s->name);
 	free(s->cache);

@@ -14,8 +14,13 @@
  *   "index not built yet", meanwhile), then after file changes seen by
  *   inotify (every directory of every wiki, recursively, debounced), after
  *   each client "sync" request, and every reconcile period as the safety
- *   net.  The reader follows new generations before each request; an
- *   incremental sync is one transaction, so no reader sees an empty index.
+ *   net.  Each reconcile also checks one source's index file (PRAGMA
+ *   quick_check, the sources in turn) and rebuilds a damaged one from its
+ *   pages, so damage is found before a query reads it.  A source whose
+ *   sync fails is logged, keeps its last index, and the reader's answers
+ *   and status say so (node.h, cg_node_set_sync_failed).  The reader
+ *   follows new generations before each request; an incremental sync is
+ *   one transaction, so no reader sees an empty index.
  *
  * A cg_node is single-threaded: the two nodes are never shared.  The
  * server keeps no process-wide state and never prints: log lines go to the

@@ -4,10 +4,15 @@
  * What it must not do: serve a workspace without a wiki (that is "nothing
  * provisioned"), or keep a pointer into the caller's sources.
  */
+#define _GNU_SOURCE
 #include "node/sources.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cache/corpus.h"
+#include "cache/hiivmind.h"
 
 /* Fills ws from explicit sources, as cg_workspace_load() would. */
 static int
@@ -50,4 +55,29 @@ cg_sources_load(cg_workspace *ws, const char *root, const cg_source *sources,
 		                "its sub-guilds",
 		                ws->root);
 	return rc;
+}
+
+char *
+cg_sources_registry_error(const char *repo)
+{
+	cg_hm_registry reg;
+	char *path = NULL;
+	char *msg = NULL;
+	cg_err e;
+
+	cg_err_clear(&e);
+	if (cg_corpus_registry_load(&reg, repo, &e) == 0) {
+		cg_hm_registry_fini(&reg);
+		return NULL;
+	}
+	cg_hm_registry_fini(&reg);
+	path = cg_corpus_registry_path(repo);
+	/* The parser names the file by its base name; the path says more. */
+	if (asprintf(&msg, "%s: %s; its corpora are not served",
+	             path != NULL ? path : repo,
+	             strncmp(e.msg, "registry.yaml: ", 15) == 0 ? e.msg + 15
+	                                                        : e.msg) < 0)
+		msg = NULL;
+	free(path);
+	return msg;
 }

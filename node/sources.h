@@ -4,8 +4,9 @@
  * corpora they register), or sources a caller names itself (the gateway's
  * in-process nodes, a test).
  *
- * May be included by node/ only (server.c).  Must not: open an index or
- * log (the workspace's warnings stay in ws->warnings for the caller).
+ * May be included by node/ only (server.c, node.c).  Must not: open an
+ * index or log (the workspace's warnings stay in ws->warnings for the
+ * caller).
  */
 #ifndef CG_SOURCES_H
 #define CG_SOURCES_H
@@ -26,5 +27,12 @@
 int cg_sources_load(cg_workspace *ws, const char *root,
                     const cg_source *sources, size_t nsources, const char *name,
                     cg_err *err);
+
+/* Why the corpus registry of the repository repo
+ * (.hiivmind/corpus/registry.yaml) cannot be read — "<path>: <why>; its
+ * corpora are not served", malloc'd — or NULL when it reads or there is
+ * none.  The workspace loader then serves the repository without its
+ * corpora; the node says so in its answers (node.h). */
+char *cg_sources_registry_error(const char *repo);
 
 #endif

@@ -494,8 +494,10 @@ test_alias_bomb_rejected(void **state)
 
 	assert_int_equal(parse(y, &fm, &err), CG_FM_LENIENT);
 	assert_true(now_s() - t0 < 1.0);
-	assert_non_null(strstr(err.msg, "alias *a"));
-	assert_non_null(strstr(err.msg, "line 4"));
+	/* Aliases copy at most CG_YAML_MAX_ALIAS_NODES nodes: the bomb
+	 * stops at the fourth level (line 6). */
+	assert_non_null(strstr(err.msg, "aliases expand to more than"));
+	assert_non_null(strstr(err.msg, "line 6"));
 	/* After an alias only single-line scalars survive: no a..i. */
 	assert_int_equal(json_object_size(fm), 1);
 	assert_string_equal(str_at(fm, "type"), "standard");
