@@ -9,10 +9,11 @@
  * Every request is screened as soon as its headers are in (Host, Origin,
  * method, Content-Length, MCP-Protocol-Version), before any body byte is
  * read.  Errors are JSON {"error":{"code","message"}} with the status of
- * cg_code_http().  A watchdog thread enforces the request deadline
- * (http.h); it shuts down only sockets of connections libmicrohttpd has
- * not closed yet (the close notification unlinks them under the same
- * mutex, before libmicrohttpd closes the descriptor).  A request holds
+ * cg_code_http().  Who may hold a connection and for how long (the
+ * connection limits, the header and request deadlines) is conn_limits.c's;
+ * the framing of a request (Content-Length, Transfer-Encoding) is checked
+ * by framing.c before anything else, and query parameters are typed by
+ * query_args.c.  A request holds
  * the roster (federation and tokens) it began with until it completes;
  * cg_http_swap installs a new one and waits for the holders of the old
  * one, so a reload drops no request (http.h).  This file must not know
@@ -44,22 +45,14 @@
 #include "common/cg_time.h"
 #include "common/cg_version.h"
 #include "gateway/api.h"
+#include "gateway/conn_limits.h"
+#include "gateway/framing.h"
 #include "gateway/mcp.h"
 #include "gateway/metrics.h"
+#include "gateway/query_args.h"
 #include "proto/acl.h"
 
-#define WATCHDOG_TICK_MS 100
-#define HEALTHZ          "{\"ok\":true,\"version\":\"" CG_VERSION "\"}"
-
-/* One open connection, for the deadline watchdog. */
-struct conn {
-	struct conn *prev;
-	struct conn *next;
-	int fd;
-	int busy;         /* a complete request is being answered */
-	int cut;          /* already shut down by the watchdog */
-	int64_t since_ms; /* waiting for a complete request since */
-};
+#define HEALTHZ "{\"ok\":true,\"version\":\"" CG_VERSION "\"}"
 
 /* What requests are answered with.  refs counts the requests holding it;
  * a roster that is no longer h->cur is released by its last holder's
@@ -85,13 +78,7 @@ struct cg_http {
 	atomic_bool ready; /* /readyz: cg_http_set_ready */
 	pthread_mutex_t ro_mu;
 	pthread_cond_t ro_cv;
-	/* The watchdog: conns and stop are guarded by mu. */
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	pthread_t watchdog;
-	int watchdog_running;
-	int stop;
-	struct conn conns; /* sentinel of a circular list */
+	cg_conn_limits *limits; /* connection limits and deadlines */
 };
 
 /* Per-request state across the handler's calls. */
@@ -100,6 +87,7 @@ struct req {
 	struct timespec start;
 	const cg_acl *acl; /* the caller's policy (NULL: everything) */
 	struct roster *ro; /* held from begin to completed */
+	size_t dropped;    /* body bytes read past the cap and dropped */
 };
 
 /* --- the roster: held by each request, swapped by a reload -----------------
@@ -190,106 +178,6 @@ send_error(struct MHD_Connection *c, int status, const char *code,
            const char *msg)
 {
 	return send_error_allow(c, status, code, msg, NULL);
-}
-
-/* --- the request deadline ------------------------------------------------- */
-
-static struct conn *
-conn_of(struct MHD_Connection *c)
-{
-	const union MHD_ConnectionInfo *ci =
-	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-
-	return ci ? ci->socket_context : NULL;
-}
-
-/* busy 1: a complete request (or a refusal) is being answered, so the
- * deadline is off; busy 0: the answer is done, a new request is awaited
- * from now on. */
-static void
-conn_busy(cg_http *h, struct MHD_Connection *c, int busy)
-{
-	struct conn *k = conn_of(c);
-
-	if (k == NULL)
-		return;
-	pthread_mutex_lock(&h->mu);
-	k->busy = busy;
-	if (!busy)
-		k->since_ms = cg_mono_ms();
-	pthread_mutex_unlock(&h->mu);
-}
-
-static void
-notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
-            enum MHD_ConnectionNotificationCode code)
-{
-	cg_http *h = cls;
-	struct conn *k = *socket_context;
-	const union MHD_ConnectionInfo *ci;
-
-	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
-		ci = MHD_get_connection_info(c,
-		                             MHD_CONNECTION_INFO_CONNECTION_FD);
-		k = ci ? calloc(1, sizeof(*k)) : NULL;
-		if (k == NULL)
-			return; /* untracked: the idle timeout still holds */
-		k->fd = ci->connect_fd;
-		k->since_ms = cg_mono_ms();
-		pthread_mutex_lock(&h->mu);
-		k->next = h->conns.next;
-		k->prev = &h->conns;
-		h->conns.next->prev = k;
-		h->conns.next = k;
-		pthread_mutex_unlock(&h->mu);
-		*socket_context = k;
-		return;
-	}
-	if (k == NULL)
-		return;
-	pthread_mutex_lock(&h->mu);
-	k->prev->next = k->next;
-	k->next->prev = k->prev;
-	pthread_mutex_unlock(&h->mu);
-	free(k);
-	*socket_context = NULL;
-}
-
-/* Shuts down every connection past its deadline; under h->mu. */
-static void
-cut_late(cg_http *h, int64_t now)
-{
-	int64_t limit = (int64_t)h->timeout_s * 1000;
-
-	for (struct conn *k = h->conns.next; k != &h->conns; k = k->next) {
-		if (k->busy || k->cut || now - k->since_ms < limit)
-			continue;
-		/* libmicrohttpd sees end of file and closes the connection;
-		 * the fd is still its own (not yet closed, see above). */
-		(void)shutdown(k->fd, SHUT_RDWR);
-		k->cut = 1;
-	}
-}
-
-static void *
-watchdog_main(void *arg)
-{
-	cg_http *h = arg;
-	struct timespec ts;
-
-	pthread_mutex_lock(&h->mu);
-	while (!h->stop) {
-		cut_late(h, cg_mono_ms());
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += WATCHDOG_TICK_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		(void)pthread_cond_timedwait(&h->cv, &h->mu, &ts);
-	}
-	pthread_mutex_unlock(&h->mu);
-	return NULL;
 }
 
 /* --- request hygiene ------------------------------------------------------ */
@@ -400,76 +288,21 @@ struct argv_ctx {
 	cg_err *err;
 };
 
-static int
-in_list(const char *const *v, const char *key)
-{
-	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-		if (strcmp(v[i], key) == 0)
-			return 1;
-	return 0;
-}
-
-static json_t *
-typed_value(const cg_api_tool *t, const char *key, const char *val, cg_err *err)
-{
-	char *end = NULL;
-	long long n;
-
-	if (in_list(t->ints, key)) {
-		errno = 0;
-		n = strtoll(val, &end, 10);
-		if (end == val || *end != '\0' || errno != 0) {
-			cg_err_set(err, CG_EINVAL, "'%s' must be an integer",
-			           key);
-			return NULL;
-		}
-		return json_integer(n);
-	}
-	if (in_list(t->bools, key)) {
-		if (strcmp(val, "true") == 0 || strcmp(val, "1") == 0)
-			return json_true();
-		if (strcmp(val, "false") == 0 || strcmp(val, "0") == 0)
-			return json_false();
-		cg_err_set(err, CG_EINVAL, "'%s' must be true or false", key);
-		return NULL;
-	}
-	return json_string(val);
-}
-
+/* Each query parameter with its decoded length, so that a NUL in it is
+ * seen (query_args.h). */
 static enum MHD_Result
 collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
-            const char *val)
+            size_t key_size, const char *val, size_t val_size)
 {
 	struct argv_ctx *a = cls;
-	json_t *v;
-	json_t *old;
 
 	(void)kind;
 	if (a->err->code != 0)
 		return MHD_NO;
-	v = typed_value(a->tool, key, val ? val : "", a->err);
-	if (v == NULL) {
-		if (a->err->code == 0)
-			cg_err_set(a->err, CG_EINVAL, "bad value for '%s'",
-			           key);
-		return MHD_NO;
-	}
-	old = json_object_get(a->args, key);
-	if (in_list(a->tool->lists, key)) {
-		if (old == NULL) {
-			old = json_array();
-			json_object_set_new(a->args, key, old);
-		}
-		json_array_append_new(old, v);
-		return MHD_YES;
-	}
-	if (old != NULL) {
-		json_decref(v);
-		cg_err_set(a->err, CG_EINVAL, "'%s' given twice", key);
-		return MHD_NO;
-	}
-	json_object_set_new(a->args, key, v);
-	return MHD_YES;
+	return cg_query_args_add(a->args, a->tool, key, key_size, val, val_size,
+	                         a->err) == 0
+	           ? MHD_YES
+	           : MHD_NO;
 }
 
 static enum MHD_Result
@@ -488,8 +321,8 @@ api_route(cg_http *h, struct MHD_Connection *c, const char *name,
 	if (t == NULL || strncmp(name, "corpus_", 7) == 0)
 		return send_error(c, 404, "not_found", "no such API route");
 	a = (struct argv_ctx){t, json_object(), &err};
-	(void)MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg,
-	                                &a);
+	(void)MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, collect_arg,
+	                                  &a);
 	if (err.code == 0)
 		(void)cg_api_call_as(rq->ro->fed, rq->acl, t->name, a.args,
 		                     &out, &err);
@@ -619,15 +452,16 @@ begin(cg_http *h, struct MHD_Connection *c, const char *url, const char *method,
 	clock_gettime(CLOCK_MONOTONIC, &rq->start);
 	rq->ro = roster_hold(h);
 	*con_cls = rq;
-	if (screen(h, c, url, method, &ok)) {
-		conn_busy(h, c, 1);
+	cg_conn_limits_headers_in(h->limits, c);
+	if (cg_framing_check(c, &ok) || screen(h, c, url, method, &ok)) {
+		cg_conn_limits_busy(h->limits, c, 1);
 		return ok;
 	}
 	/* Authenticated on the headers alone: no body is read for a caller
 	 * without a valid token. */
 	if (strcmp(url, "/healthz") != 0 && strcmp(url, "/readyz") != 0 &&
 	    !authenticate(c, rq)) {
-		conn_busy(h, c, 1);
+		cg_conn_limits_busy(h->limits, c, 1);
 		return send_error(c, 401, "unauthorized",
 		                  "a valid 'Authorization: Bearer <token>' "
 		                  "header is required");
@@ -647,17 +481,23 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 	if (rq == NULL)
 		return begin(h, c, url, method, con_cls);
 	if (*upload_size > 0) {
-		if (cg_buf_append(&rq->body, upload, *upload_size) != 0) {
-			/* A chunked body past the cap: answer now, read no
-			 * more of it (the connection closes after). */
-			conn_busy(h, c, 1);
-			return send_error(c, 413, "too_big",
-			                  "request body over 1 MiB");
+		if (rq->dropped == 0 &&
+		    cg_buf_append(&rq->body, upload, *upload_size) == 0) {
+			*upload_size = 0;
+			return MHD_YES;
 		}
+		/* A chunked body past the cap: the rest is read and dropped
+		 * (nothing more is kept) so that the client, still sending,
+		 * reads the 413 instead of a reset; past CG_HTTP_MAX_DROP
+		 * it is answered at once and the connection closes. */
+		rq->dropped += *upload_size;
 		*upload_size = 0;
-		return MHD_YES;
+		if (rq->dropped <= CG_HTTP_MAX_DROP)
+			return MHD_YES;
 	}
-	conn_busy(h, c, 1);
+	cg_conn_limits_busy(h->limits, c, 1);
+	if (rq->dropped > 0)
+		return send_error(c, 413, "too_big", "request body over 1 MiB");
 	return route(h, c, url, rq);
 }
 
@@ -669,7 +509,7 @@ completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	struct req *rq = *con_cls;
 
 	(void)toe;
-	conn_busy(h, c, 0);
+	cg_conn_limits_busy(h->limits, c, 0);
 	if (rq == NULL)
 		return;
 	roster_release(h, rq->ro);
@@ -828,33 +668,6 @@ cg_http_swap(cg_http *h, cg_fed *fed, const cg_http_token *tokens,
 	return 0;
 }
 
-/* The mutex, the monotonic condition variable and the watchdog thread. */
-static int
-start_watchdog(cg_http *h)
-{
-	pthread_condattr_t ca;
-	int rc;
-
-	h->conns.next = h->conns.prev = &h->conns;
-	if (pthread_mutex_init(&h->mu, NULL) != 0)
-		return -1;
-	(void)pthread_condattr_init(&ca);
-	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	rc = pthread_cond_init(&h->cv, &ca);
-	(void)pthread_condattr_destroy(&ca);
-	if (rc != 0) {
-		pthread_mutex_destroy(&h->mu);
-		return -1;
-	}
-	if (pthread_create(&h->watchdog, NULL, watchdog_main, h) != 0) {
-		pthread_cond_destroy(&h->cv);
-		pthread_mutex_destroy(&h->mu);
-		return -1;
-	}
-	h->watchdog_running = 1;
-	return 0;
-}
-
 /*
  * The listening socket, bound (port 0 picks one) and listening before
  * libmicrohttpd starts, so that h->port and h->url are written before any
@@ -886,6 +699,18 @@ open_listener(cg_http *h, const struct sockaddr_in *want, int *out)
 	return 0;
 }
 
+/* The connection limits and deadlines (conn_limits.h). */
+static int
+start_limits(cg_http *h)
+{
+	const cg_conn_limits_cfg cfg = {
+	    CG_HTTP_CONN_LIMIT, CG_HTTP_CONN_PER_ADDR, CG_HTTP_HEADER_TIMEOUT_S,
+	    h->timeout_s,       CG_HTTP_MEMORY_LIMIT,
+	};
+
+	return cg_conn_limits_new(&h->limits, &cfg);
+}
+
 /* The daemon on the listening socket fd, which it owns once started and
  * closes when stopped.  When it fails to start after taking fd (its
  * threads, epoll), libmicrohttpd 0.9.75 closes fd itself; it keeps fd
@@ -895,16 +720,15 @@ open_listener(cg_http *h, const struct sockaddr_in *want, int *out)
 static struct MHD_Daemon *
 start_daemon(cg_http *h, int fd)
 {
+	struct MHD_OptionItem limits[CG_CONN_LIMITS_NOPTS];
+
+	cg_conn_limits_options(h->limits, limits);
 	return MHD_start_daemon(
 	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL,
 	    handler, h, MHD_OPTION_LISTEN_SOCKET, fd,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)CG_HTTP_THREADS,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)CG_HTTP_CONN_LIMIT,
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CG_HTTP_CONN_LIMIT,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)h->timeout_s,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CG_HTTP_MEMORY_LIMIT,
-	    MHD_OPTION_NOTIFY_COMPLETED, completed, h,
-	    MHD_OPTION_NOTIFY_CONNECTION, notify_conn, h, MHD_OPTION_END);
+	    MHD_OPTION_ARRAY, limits, MHD_OPTION_NOTIFY_COMPLETED, completed, h,
+	    MHD_OPTION_END);
 }
 
 int
@@ -939,8 +763,7 @@ cg_http_new(cg_http **out, const cg_http_opts *opts, cg_err *err)
 	h->loopback = (ntohl(sa.sin_addr.s_addr) >> 24) == 127;
 	h->metrics = cg_metrics_new();
 	h->origins = copy_origins(opts->allowed_origins);
-	if (h->metrics == NULL || h->origins == NULL ||
-	    start_watchdog(h) != 0) {
+	if (h->metrics == NULL || h->origins == NULL || start_limits(h) != 0) {
 		cg_http_free(h);
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
@@ -961,20 +784,11 @@ cg_http_free(cg_http *h)
 {
 	if (h == NULL)
 		return;
-	if (h->watchdog_running) {
-		pthread_mutex_lock(&h->mu);
-		h->stop = 1;
-		pthread_cond_signal(&h->cv);
-		pthread_mutex_unlock(&h->mu);
-		pthread_join(h->watchdog, NULL);
-	}
-	/* Stopping the daemon notifies every close, which takes h->mu. */
+	cg_conn_limits_stop(h->limits);
+	/* Stopping the daemon notifies every close to the limits. */
 	if (h->d != NULL)
 		MHD_stop_daemon(h->d);
-	if (h->watchdog_running) {
-		pthread_cond_destroy(&h->cv);
-		pthread_mutex_destroy(&h->mu);
-	}
+	cg_conn_limits_free(h->limits);
 	/* Every request has completed: nothing holds a roster now. */
 	pthread_cond_destroy(&h->ro_cv);
 	pthread_mutex_destroy(&h->ro_mu);

@@ -9,19 +9,26 @@
  * rebinding.  Without tokens the endpoint binds to loopback only.
  *
  * Decisions a reader must know:
- * - Every refusal that headers alone decide (Host, Origin, a
- *   Content-Length over CG_HTTP_MAX_BODY, a wrong method, an unsupported
- *   MCP-Protocol-Version) is answered before any body byte is read; a
- *   chunked body that grows past the cap is answered 413 and the rest is
- *   never buffered.
+ * - Every refusal that headers alone decide (a request's framing:
+ *   Content-Length with Transfer-Encoding or two different Content-Length
+ *   values, framing.h; Host, Origin, a Content-Length over
+ *   CG_HTTP_MAX_BODY, a wrong method, an unsupported MCP-Protocol-Version)
+ *   is answered before any body byte is read.  A chunked body that grows
+ *   past the cap is read on and dropped (never buffered) and answered 413
+ *   at its end, so the client reads the 413 rather than a reset; past
+ *   CG_HTTP_MAX_DROP it is answered at once and the connection closes.
  * - The timeout (opts.timeout_s, else $CORPUS_GW_HTTP_TIMEOUT, else
  *   CG_HTTP_TIMEOUT_S) is both libmicrohttpd's inactivity timeout and a
  *   deadline: a connection must deliver a complete request (headers and
  *   body) within that many seconds of opening or of its previous answer,
- *   or a watchdog thread shuts its socket down.  libmicrohttpd's own
- *   timeout restarts on every byte, so without the deadline a slowloris
- *   client trickling a header byte at a time would hold its connection
- *   (and, with enough of them, the connection limit) forever.
+ *   and a new connection its first headers within CG_HTTP_HEADER_TIMEOUT_S
+ *   (or the timeout, when shorter), or a watchdog thread shuts its socket
+ *   down.  libmicrohttpd's own timeout restarts on every byte, so without
+ *   the deadlines a slowloris client trickling a header byte at a time
+ *   would hold its connection forever.
+ * - At most CG_HTTP_CONN_LIMIT connections in all and
+ *   CG_HTTP_CONN_PER_ADDR from one client address, before any byte is
+ *   read: one address cannot fill the endpoint (conn_limits.h).
  *
  * May be included by gateway/ and cli/ (`serve` starts it).
  */
@@ -34,12 +41,15 @@
 #include "common/cg_err.h"
 #include "federation/fed.h"
 
-#define CG_HTTP_MAX_BODY     (1u << 20)
-#define CG_HTTP_CONN_LIMIT   256
-#define CG_HTTP_TIMEOUT_S    10
-#define CG_HTTP_TIMEOUT_ENV  "CORPUS_GW_HTTP_TIMEOUT" /* 1-3600 seconds */
-#define CG_HTTP_THREADS      4
-#define CG_HTTP_MEMORY_LIMIT (64u * 1024) /* per connection: headers */
+#define CG_HTTP_MAX_BODY         (1u << 20)
+#define CG_HTTP_MAX_DROP         (8u << 20) /* chunked past the cap: read, dropped */
+#define CG_HTTP_CONN_LIMIT       512        /* connections in all */
+#define CG_HTTP_CONN_PER_ADDR    64 /* connections from one client address */
+#define CG_HTTP_HEADER_TIMEOUT_S 3  /* a new connection's first headers */
+#define CG_HTTP_TIMEOUT_S        10
+#define CG_HTTP_TIMEOUT_ENV      "CORPUS_GW_HTTP_TIMEOUT" /* 1-3600 seconds */
+#define CG_HTTP_THREADS          4
+#define CG_HTTP_MEMORY_LIMIT     (64u * 1024) /* per connection: headers */
 
 typedef struct cg_http cg_http;
 
