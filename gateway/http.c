@@ -6,6 +6,8 @@
  *   GET  /metrics            Prometheus text
  *   GET  /v1/<tool>?...      the JSON API (api.h); repeat a list argument
  *   POST /mcp                MCP (mcp.h); GET and DELETE /mcp answer 405
+ *   GET  /, /page, /static/NAME, POST /token: the search page (web.h); its
+ *                            credential is the web.h cookie, not a header
  * Every request is screened as soon as its headers are in (Host, Origin,
  * method, Content-Length, MCP-Protocol-Version), before any body byte is
  * read.  Errors are JSON {"error":{"code","message"}} with the status of
@@ -50,6 +52,7 @@
 #include "gateway/mcp.h"
 #include "gateway/metrics.h"
 #include "gateway/query_args.h"
+#include "gateway/web.h"
 #include "proto/acl.h"
 
 #define HEALTHZ "{\"ok\":true,\"version\":\"" CG_VERSION "\"}"
@@ -86,6 +89,7 @@ struct req {
 	cg_buf body;
 	struct timespec start;
 	const cg_acl *acl; /* the caller's policy (NULL: everything) */
+	int authed;        /* no tokens, or the caller's token matched */
 	struct roster *ro; /* held from begin to completed */
 	size_t dropped;    /* body bytes read past the cap and dropped */
 };
@@ -263,7 +267,7 @@ screen(cg_http *h, struct MHD_Connection *c, const char *url,
 		                       "use POST for MCP (no SSE stream here)",
 		                       "POST");
 	else if (!mcp && strcmp(method, "GET") != 0 &&
-	         strcmp(method, "HEAD") != 0)
+	         strcmp(method, "HEAD") != 0 && !cg_web_takes_post(url, method))
 		*ok = send_error_allow(c, 405, "method_not_allowed", "use GET",
 		                       "GET, HEAD");
 	else if (declared_too_big(c))
@@ -394,26 +398,57 @@ secret_eq(const char *a, const char *b)
 	return d == 0;
 }
 
-/* With tokens configured, finds the caller's; 0 when it has none. */
+/* With tokens configured, finds the caller's; 0 when it has none.  The
+ * search page's routes take the token from their cookie (web.h), every
+ * other route from the Authorization header only. */
 static int
-authenticate(struct MHD_Connection *c, struct req *rq)
+authenticate(struct MHD_Connection *c, const char *url, struct req *rq)
 {
 	const char *v =
 	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
 	const struct roster *r = rq->ro;
 	int found = 0;
 
-	if (r->ntokens == 0)
+	if (r->ntokens == 0) {
+		rq->authed = 1;
 		return 1;
-	if (v == NULL || strncasecmp(v, "Bearer ", 7) != 0)
+	}
+	if (cg_web_owns(url))
+		v = MHD_lookup_connection_value(c, MHD_COOKIE_KIND,
+		                                CG_WEB_COOKIE);
+	else if (v == NULL || strncasecmp(v, "Bearer ", 7) != 0)
 		return 0;
-	v += 7;
-	for (size_t i = 0; i < r->ntokens; i++)
+	else
+		v += 7;
+	for (size_t i = 0; v != NULL && i < r->ntokens; i++)
 		if (secret_eq(v, r->tokens[i].secret) && !found) {
 			rq->acl = r->tokens[i].acl;
 			found = 1;
 		}
+	rq->authed = found;
 	return found;
+}
+
+/* The search page: a caller without a matching token still reaches it
+ * (rq->authed 0: the page shows its token form and runs no tool). */
+static enum MHD_Result
+web_route(cg_http *h, struct MHD_Connection *c, const char *url,
+          const char *method, struct req *rq)
+{
+	cg_web_call w = {.fed = rq->ro->fed,
+	                 .acl = rq->acl,
+	                 .authed = rq->authed != 0,
+	                 .tokens = rq->ro->ntokens > 0,
+	                 .method = method,
+	                 .url = url,
+	                 .body = cg_buf_str(&rq->body),
+	                 .len = rq->body.len};
+	int status = 500;
+	enum MHD_Result ok = cg_web_serve(c, &w, &status);
+
+	cg_metrics_request(h->metrics, "web", status, elapsed(&rq->start),
+	                   NULL);
+	return ok;
 }
 
 /* A screened request with its whole body. */
@@ -458,9 +493,10 @@ begin(cg_http *h, struct MHD_Connection *c, const char *url, const char *method,
 		return ok;
 	}
 	/* Authenticated on the headers alone: no body is read for a caller
-	 * without a valid token. */
+	 * without a valid token, but for the search page's (web.h), which
+	 * answers with its token form and reads only POST /token's. */
 	if (strcmp(url, "/healthz") != 0 && strcmp(url, "/readyz") != 0 &&
-	    !authenticate(c, rq)) {
+	    !authenticate(c, url, rq) && !cg_web_owns(url)) {
 		cg_conn_limits_busy(h->limits, c, 1);
 		return send_error(c, 401, "unauthorized",
 		                  "a valid 'Authorization: Bearer <token>' "
@@ -498,6 +534,8 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 	cg_conn_limits_busy(h->limits, c, 1);
 	if (rq->dropped > 0)
 		return send_error(c, 413, "too_big", "request body over 1 MiB");
+	if (cg_web_owns(url))
+		return web_route(h, c, url, method, rq);
 	return route(h, c, url, rq);
 }
 
