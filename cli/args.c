@@ -1,7 +1,9 @@
 /*
  * args.c - the option parser every subcommand uses: "--name value",
  * "--name=value", flags, repeatable options, "--" ending options, and
- * "-h"/"--help"; for query text (cli_parse_words) a "-word" is a word.  It
+ * "-h"/"--help"; for query text (cli_parse_words) a "-word" is a word.
+ * A few one-letter options name long ones wherever a command has them,
+ * as grep and ripgrep spell them (-i, -s, -F, -C N or -CN, -A, -B).  It
  * keeps no global state (unlike getopt).
  */
 #include <stdio.h>
@@ -29,6 +31,47 @@ add_value(cli_args *a, int i, const char *v, cg_err *err)
 		                  a->opts[i].name);
 	a->values[i][a->nvalues[i]++] = v;
 	return 0;
+}
+
+/* The one-letter spellings (see above). */
+static const struct {
+	char c;
+	const char *name;
+} shorts[] = {
+    {'i', "ignore-case"}, {'s', "case-sensitive"}, {'F', "fixed"},
+    {'C', "context"},     {'A', "after-context"},  {'B', "before-context"},
+};
+
+/* Handles argv[*k] when it is a one-letter option of opts: 1 when
+ * handled, 0 when it is not one, or a negative code. */
+static int
+short_opt(cli_args *a, const cli_opt *opts, int argc, char **argv, int *k,
+          cg_err *err)
+{
+	const char *arg = argv[*k];
+	int i = -1;
+
+	for (size_t j = 0; j < sizeof(shorts) / sizeof(shorts[0]); j++)
+		if (arg[1] == shorts[j].c)
+			i = find_opt(opts, a->nopts, shorts[j].name,
+			             strlen(shorts[j].name));
+	if (i < 0)
+		return 0;
+	if (!opts[i].has_arg) {
+		if (arg[2] != '\0')
+			return cg_err_set(err, CG_EINVAL,
+			                  "-%c takes no value (write flags "
+			                  "apart: -%c -%c)",
+			                  arg[1], arg[1], arg[2]);
+		a->nvalues[i] = 1;
+		return 1;
+	}
+	if (arg[2] != '\0')
+		return add_value(a, i, arg + 2, err) == 0 ? 1 : CG_EINVAL;
+	if (*k + 1 >= argc)
+		return cg_err_set(err, CG_EINVAL, "-%c needs a value", arg[1]);
+	*k += 1;
+	return add_value(a, i, argv[*k], err) == 0 ? 1 : CG_EINVAL;
 }
 
 /* dash_words: a "-word" argument (not -h, -v, or "--...") is positional,
@@ -64,6 +107,14 @@ parse(cli_args *a, const cli_opt *opts, size_t nopts, int argc, char **argv,
 			arg = "--help";
 		if (strcmp(arg, "-v") == 0)
 			arg = "--verbose";
+		if (arg[1] != '-') {
+			int rc = short_opt(a, opts, argc, argv, &k, err);
+
+			if (rc < 0)
+				return rc;
+			if (rc == 1)
+				continue;
+		}
 		if (strncmp(arg, "--", 2) != 0)
 			return cg_err_set(err, CG_EINVAL,
 			                  "unknown option '%s' (see --help)",

@@ -5,6 +5,13 @@
  * walking logic of its own.  list and map bring the indexes up to date
  * first (like query); grep reads the files and needs no index; status
  * reports the indexes as they are, without touching them.
+ *
+ * grep speaks as ripgrep does where agents expect it: -i/-s, -F, -C/-A/-B,
+ * exit 1 when nothing matched (0 when something did, 2 on an error), and
+ * --json as JSON Lines: one {"type":"match", ...} object per match, then
+ * one {"type":"summary", ...} with the rest of the answer.  Its default
+ * stays case-insensitive (the API's), so -i is accepted and changes
+ * nothing; -s asks for case; given both, -i wins.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +20,7 @@
 #include "cli/cli.h"
 #include "common/cg_json.h"
 #include "federation/fed_walk.h"
+#include "page/grep.h"
 
 #define NOPTS(t) (sizeof(t) / sizeof((t)[0]))
 
@@ -48,9 +56,13 @@ static const cli_opt map_opts[] = {
 
 static const cli_opt grep_opts[] = {
     COMMON_OPTS,
-    {"fixed", false, false, "PATTERN is a literal, not a regex"},
-    {"case-sensitive", false, false, "match case (default: ignore it)"},
+    {"fixed", false, false, "-F: PATTERN is a literal, not a regex"},
+    {"case-sensitive", false, false, "-s: match case (default: ignore it)"},
+    {"ignore-case", false, false, "-i: ignore case (the default)"},
     {"max", true, false, "matching lines shown (default 200, max 10000)"},
+    {"context", true, false, "-C: lines before and after a match (0-10)"},
+    {"before-context", true, false, "-B: lines before a match (0-10)"},
+    {"after-context", true, false, "-A: lines after a match (0-10)"},
 };
 
 static const cli_opt status_opts[] = {
@@ -140,11 +152,13 @@ set_int(json_t *v, const char *key, int n)
  * session, prints the answer as JSON or with render, and returns the
  * exit code.  rc carries a failure of the command's own checks. */
 static int
-run_tool(const cli_args *a, const char *tool, bool sync, json_t *args,
-         cg_render_fn render, int rc, cg_err *err)
+run_tool_as(const cli_args *a, const char *tool, bool sync, json_t *args,
+            cg_render_fn render, void (*print)(const json_t *),
+            int (*status)(const json_t *), int rc, cg_err *err)
 {
 	cli_session ss = {0};
 	json_t *ans = NULL;
+	int code = 0;
 
 	if (rc == 0)
 		rc = open_ws(a, sync, &ss, err);
@@ -154,12 +168,22 @@ run_tool(const cli_args *a, const char *tool, bool sync, json_t *args,
 	}
 	json_decref(args);
 	if (rc == 0 && cli_flag(a, "json"))
-		cli_print_json(ans);
+		print(ans);
 	else if (rc == 0)
 		cli_render(render, ans, false);
+	if (rc == 0 && status != NULL)
+		code = status(ans);
 	json_decref(ans);
 	cli_session_close(&ss);
-	return rc == 0 ? 0 : cli_fail(tool, err);
+	return rc == 0 ? code : cli_fail(tool, err);
+}
+
+static int
+run_tool(const cli_args *a, const char *tool, bool sync, json_t *args,
+         cg_render_fn render, int rc, cg_err *err)
+{
+	return run_tool_as(a, tool, sync, args, render, cli_print_json, NULL,
+	                   rc, err);
 }
 
 /* --- list ------------------------------------------------------------------
@@ -195,7 +219,58 @@ grep_args(const cg_grep_req *r)
 	if (r->case_sensitive)
 		json_object_set_new(v, "case_sensitive", json_true());
 	set_int(v, "max", r->max);
+	set_int(v, "before", r->before);
+	set_int(v, "after", r->after);
 	return v;
+}
+
+/* --json for grep: JSON Lines, one match per line, then the summary. */
+static void
+print_grep_lines(const json_t *ans)
+{
+	json_t *rest = json_pack("{s:s}", "type", "summary");
+	const json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(ans, "matches"), i, m) {
+		json_t *line = json_pack("{s:s}", "type", "match");
+
+		json_object_update(line, (json_t *)m);
+		(void)json_dumpf(line, stdout,
+		                 JSON_COMPACT | JSON_PRESERVE_ORDER);
+		(void)fputc('\n', stdout);
+		json_decref(line);
+	}
+	json_object_update(rest, (json_t *)ans);
+	json_object_del(rest, "matches");
+	(void)json_dumpf(rest, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	(void)fputc('\n', stdout);
+	json_decref(rest);
+}
+
+/* As ripgrep: 1 when no line matched. */
+static int
+grep_status(const json_t *ans)
+{
+	return json_integer_value(json_object_get(ans, "total")) > 0 ? 0 : 1;
+}
+
+/* -C, then -B and -A, which win over it. */
+static int
+grep_context_opts(const cli_args *a, cg_grep_req *r, cg_err *err)
+{
+	int c = 0;
+	int rc = cli_int(a, "context", 0, CG_GREP_CONTEXT_LINES, &c, err);
+
+	r->before = c;
+	r->after = c;
+	if (rc == 0)
+		rc = cli_int(a, "before-context", 0, CG_GREP_CONTEXT_LINES,
+		             &r->before, err);
+	if (rc == 0)
+		rc = cli_int(a, "after-context", 0, CG_GREP_CONTEXT_LINES,
+		             &r->after, err);
+	return rc;
 }
 
 int
@@ -261,10 +336,12 @@ cmd_grep(int argc, char **argv)
 	cg_grep_req r;
 	int rc = start("grep", "[options] PATTERN [PREFIX]",
 	               "Searches the page files themselves, line by line: a "
-	               "POSIX extended regex\n(or a literal with --fixed), "
-	               "case-insensitive unless --case-sensitive.\nExhaustive: "
-	               "also pages too large for the index. Use `--` before "
-	               "a PATTERN\nthat starts with '-'.",
+	               "PCRE2 regex (Perl\nsyntax, as ripgrep) or a literal "
+	               "with --fixed, case-insensitive unless\n"
+	               "--case-sensitive. Exhaustive: also pages too large for "
+	               "the index. Exit 1\nwhen nothing matches. --json "
+	               "prints JSON Lines (matches, then a summary).\nUse `--` "
+	               "before a PATTERN that starts with '-'.",
 	               grep_opts, NOPTS(grep_opts), 1, 2, argc, argv, &a, &err);
 
 	if (rc >= 0)
@@ -273,11 +350,15 @@ cmd_grep(int argc, char **argv)
 	r.pattern = a.pos[0];
 	r.prefix = a.npos > 1 ? a.pos[1] : NULL;
 	r.fixed = cli_flag(&a, "fixed");
-	r.case_sensitive = cli_flag(&a, "case-sensitive");
+	r.case_sensitive =
+	    cli_flag(&a, "case-sensitive") && !cli_flag(&a, "ignore-case");
 	r.nsources = cli_all(&a, "source", (const char ***)&r.sources);
 	rc = cli_int(&a, "max", 1, 10000, &r.max, &err);
-	return run_tool(&a, "grep", false, rc == 0 ? grep_args(&r) : NULL,
-	                cg_render_grep, rc, &err);
+	if (rc == 0)
+		rc = grep_context_opts(&a, &r, &err);
+	return run_tool_as(&a, "grep", false, rc == 0 ? grep_args(&r) : NULL,
+	                   cg_render_grep, print_grep_lines, grep_status, rc,
+	                   &err);
 }
 
 /* --- status ----------------------------------------------------------------

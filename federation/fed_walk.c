@@ -520,7 +520,8 @@ cg_fed_map(cg_fed *fed, const cg_map_req *req, json_t **out, cg_err *err)
 static int
 grep_check(const cg_grep_req *r, int max, cg_err *err)
 {
-	cg_grep_opts o = {r->pattern, r->fixed, r->case_sensitive, 0};
+	cg_grep_opts o = {r->pattern, r->fixed, r->case_sensitive, 0, r->before,
+	                  r->after,   0};
 	cg_grep *g = NULL;
 	int rc;
 
@@ -551,24 +552,68 @@ grep_assumptions(const cg_grep_req *r, const json_t *call)
 	        "too large to index; binary files and symlinks are skipped"));
 	json_array_append_new(
 	    as, json_string(r->fixed ? "literal match"
-	                             : "POSIX extended regular expression"));
+	                             : "PCRE2 regular expression (Perl "
+	                               "syntax, Unicode \\w \\d \\b)"));
 	if (!r->case_sensitive)
 		json_array_append_new(
-		    as, json_string(unicode ? "case-insensitive (simple "
-		                              "lowercase mapping per "
-		                              "character)"
+		    as, json_string(unicode ? "case-insensitive (Unicode "
+		                              "simple case folding)"
 		                            : "case-insensitive for ASCII "
-		                              "only (no UTF-8 locale)"));
+		                              "only"));
 	json_array_append_new(
 	    as, json_string(
 	            "lines over 1 MiB are examined in overlapping windows"));
 	return as;
 }
 
+/* Bytes of text one kept match holds: its line and its context. */
+static size_t
+match_bytes(const json_t *m)
+{
+	static const char *const ctx[] = {"before", "after"};
+	size_t n = strlen(cg_json_str(m, "text"));
+
+	for (size_t k = 0; k < 2; k++) {
+		const json_t *c;
+		size_t i;
+
+		json_array_foreach(json_object_get(m, ctx[k]), i, c)
+			n += strlen(cg_json_str(c, "text"));
+	}
+	return n;
+}
+
+/* Cuts the merged matches at CG_GREP_KEEP_BYTES of text (the nodes each
+ * kept as much); true when any was cut or a node cut its own. */
+static bool
+keep_bytes(json_t *matches, const json_t *call)
+{
+	const json_t *n;
+	size_t kept = 0;
+	size_t i;
+	bool cut = false;
+
+	for (i = 0; i < json_array_size(matches); i++) {
+		kept += match_bytes(json_array_get(matches, i));
+		if (kept > CG_GREP_KEEP_BYTES)
+			break;
+	}
+	while (json_array_size(matches) > i) {
+		json_array_remove(matches, json_array_size(matches) - 1);
+		cut = true;
+	}
+	json_array_foreach(json_object_get(call, "nodes"), i, n)
+		if (json_is_true(json_object_get(json_object_get(n, "result"),
+		                                 "bytes_limited")))
+			cut = true;
+	return cut;
+}
+
 static json_t *
 grep_answer(cg_fed *f, const cg_grep_req *r, int max, json_t *call,
             json_t *scope, json_t *matches)
 {
+	bool limited = keep_bytes(matches, call);
 	json_t *fu = json_array();
 	json_t *ev = walk_evidence(call, fu);
 	json_t *files = gather(f, call, "files");
@@ -580,7 +625,12 @@ grep_answer(cg_fed *f, const cg_grep_req *r, int max, json_t *call,
 
 	json_array_foreach(files, i, file)
 		total += int_of(file, "matches");
-	if (total > (int64_t)json_array_size(matches))
+	if (limited)
+		followup(fu, "bytes_limited",
+		         "matches were left out to keep the answer under its "
+		         "size limit: narrow the pattern or prefix, or ask for "
+		         "less context");
+	else if (total > (int64_t)json_array_size(matches))
 		followup(fu, "more",
 		         "more matching lines than returned: raise --max or "
 		         "narrow the pattern or prefix");
@@ -593,7 +643,13 @@ grep_answer(cg_fed *f, const cg_grep_req *r, int max, json_t *call,
 	              r->prefix ? r->prefix : "", "scope", scope, "matches",
 	              matches, "total", (json_int_t)total, "files_with_matches",
 	              (json_int_t)json_array_size(files), "truncated",
-	              total > (int64_t)json_array_size(matches));
+	              limited || total > (int64_t)json_array_size(matches));
+	if (limited)
+		json_object_set_new(o, "bytes_limited", json_true());
+	if (r->before > 0 || r->after > 0) {
+		json_object_set_new(o, "before", json_integer(r->before));
+		json_object_set_new(o, "after", json_integer(r->after));
+	}
 	json_object_set_new(o, "files_searched",
 	                    json_integer(sum_of(call, "files_searched")));
 	json_object_set_new(o, "bytes_searched",
@@ -628,6 +684,10 @@ cg_fed_grep(cg_fed *fed, const cg_grep_req *req, json_t **out, cg_err *err)
 	args = json_pack("{s:s, s:b, s:b, s:i}", "pattern", req->pattern,
 	                 "fixed", req->fixed, "case_sensitive",
 	                 req->case_sensitive, "max", max);
+	if (args != NULL && (req->before > 0 || req->after > 0)) {
+		json_object_set_new(args, "before", json_integer(req->before));
+		json_object_set_new(args, "after", json_integer(req->after));
+	}
 	rc = walk_call(fed, "grep", args, req->prefix, req->sources,
 	               req->nsources, &call, &scope, err);
 	json_decref(args);

@@ -25,10 +25,13 @@
  * map: each node returns its sources' categories and first titles; the
  * cut to budget characters is map_plan.h's.
  *
- * grep: the pattern is checked here first (page/grep.h rules), so an
- * invalid regex is CG_EINVAL before any node works.  The merged matches
- * are sorted by uri then line and cut to max; "total" is the sum of the
- * per-file counts, "truncated" says matches were left out.
+ * grep: the pattern is checked here first (page/grep.h rules: PCRE2), so
+ * an invalid regex is CG_EINVAL before any node works.  The merged
+ * matches are sorted by uri then line and cut to max, then to
+ * CG_GREP_KEEP_BYTES of match and context text (proto/limits.h,
+ * "bytes_limited"); "total" is the sum of the per-file counts,
+ * "truncated" says matches were left out.  A node's error (a pattern that
+ * hit a PCRE2 limit on a line) is the answer's error.
  *
  * May be included by federation/ and the layers above it (gateway, cli).
  */
@@ -66,7 +69,9 @@ typedef struct cg_grep_req {
 	const char *pattern; /* required */
 	bool fixed;
 	bool case_sensitive;
-	int max; /* matches returned; 0 = 200, max 10000 */
+	int max;    /* matches returned; 0 = 200, max 10000 */
+	int before; /* context lines before each match, 0-10 */
+	int after;  /* and after it */
 	const char *prefix;
 	const char *const *sources;
 	size_t nsources;
@@ -85,8 +90,9 @@ int cg_fed_list(cg_fed *fed, const cg_list_req *req, json_t **out, cg_err *err);
 int cg_fed_map(cg_fed *fed, const cg_map_req *req, json_t **out, cg_err *err);
 
 /* {pattern, fixed, case_sensitive, max, prefix, scope, matches[{uri,
- *  workspace, source, path, line, column, text, clipped?}], total,
- *  files_with_matches, truncated, files_searched, bytes_searched,
+ *  workspace, source, path, line, column, text, clipped?, before?[{line,
+ *  text, clipped?}], after?[...]}], total, files_with_matches, truncated,
+ *  bytes_limited?, files_searched, bytes_searched,
  *  windowed_lines, skipped[{uri, source, path, reason}], skipped_total,
  *  evidence, assumptions, followups} */
 int cg_fed_grep(cg_fed *fed, const cg_grep_req *req, json_t **out, cg_err *err);

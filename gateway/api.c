@@ -18,6 +18,7 @@
 #include "gateway/access.h"
 #include "gateway/schema.h"
 #include "gateway/scope.h"
+#include "page/grep.h"
 #include "proto/acl.h"
 
 /* --- shared --------------------------------------------------------------- */
@@ -170,10 +171,11 @@ static const char *const map_args[] = {
     "prefix", "category", "owner",     "confidence", "updated_since",
     "tag",    "source",   "workspace", "budget",     NULL};
 static const char *const map_ints[] = {"budget", NULL};
-static const char *const grep_args[] = {"pattern",   "fixed",  "case_sensitive",
-                                        "max",       "prefix", "source",
-                                        "workspace", NULL};
-static const char *const grep_ints[] = {"max", NULL};
+static const char *const grep_args[] = {
+    "pattern", "fixed", "case_sensitive", "max",       "prefix", "source",
+    "before",  "after", "context",        "workspace", NULL};
+static const char *const grep_ints[] = {"max", "before", "after", "context",
+                                        NULL};
 static const char *const grep_bools[] = {"fixed", "case_sensitive", NULL};
 static const char *const status_args[] = {"source", "workspace", NULL};
 
@@ -239,6 +241,23 @@ tool_map(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	return rc;
 }
 
+/* context (both sides), then before and after, which win over it. */
+static int
+grep_context(const json_t *args, cg_grep_req *r, cg_err *err)
+{
+	int c = 0;
+	int rc =
+	    cg_args_int(args, "context", 0, 0, CG_GREP_CONTEXT_LINES, &c, err);
+
+	if (rc == 0)
+		rc = cg_args_int(args, "before", c, 0, CG_GREP_CONTEXT_LINES,
+		                 &r->before, err);
+	if (rc == 0)
+		rc = cg_args_int(args, "after", c, 0, CG_GREP_CONTEXT_LINES,
+		                 &r->after, err);
+	return rc;
+}
+
 static int
 tool_grep(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 {
@@ -260,6 +279,8 @@ tool_grep(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 		                  err);
 	if (rc == 0)
 		rc = cg_args_int(args, "max", 0, 1, 10000, &r.max, err);
+	if (rc == 0)
+		rc = grep_context(args, &r, err);
 	if (rc == 0)
 		rc = cg_args_str(args, "prefix", &r.prefix, err);
 	if (rc == 0)
@@ -373,14 +394,21 @@ static const cg_api_tool tools[] = {
      "\"integer\",\"minimum\":0}},\"additionalProperties\":false}",
      tool_list, cg_render_list, list_ints, NULL, search_lists},
     {"grep", "Grep the page files",
-     "Exhaustive regex (POSIX ERE) or literal search over the page files "
+     "Exhaustive regex (PCRE2, Perl syntax as ripgrep: \\d, \\w, \\b, "
+     "(?i), lookaround) or literal search over the page files "
      "themselves: the NEVER-MISS path when corpus_search finds nothing. "
-     "Line numbers, bounded output with a truncated flag.",
+     "Case-insensitive unless case_sensitive. Line numbers, optional "
+     "context lines (before/after/context), bounded output with a "
+     "truncated flag.",
      "{\"type\":\"object\",\"properties\":{\"pattern\":{\"type\":"
      "\"string\"},\"fixed\":{\"type\":\"boolean\"},"
      "\"case_sensitive\":{\"type\":\"boolean\"},\"max\":{\"type\":"
-     "\"integer\",\"minimum\":1,\"maximum\":10000},\"prefix\":"
-     "{\"type\":\"string\"}," SCOPE_SCHEMA "},\"required\":"
+     "\"integer\",\"minimum\":1,\"maximum\":10000},\"before\":{"
+     "\"type\":\"integer\",\"minimum\":0,\"maximum\":10},\"after\":{"
+     "\"type\":\"integer\",\"minimum\":0,\"maximum\":10},\"context\":"
+     "{\"type\":\"integer\",\"minimum\":0,\"maximum\":10,"
+     "\"description\":\"lines before and after each match\"},"
+     "\"prefix\":{\"type\":\"string\"}," SCOPE_SCHEMA "},\"required\":"
      "[\"pattern\"],\"additionalProperties\":false}",
      tool_grep, cg_render_grep, grep_ints, grep_bools, search_lists},
     {"map", "Map of sources and titles",

@@ -560,18 +560,38 @@ cg_render_map(cg_buf *out, const json_t *ans, const cg_render_opts *o)
 	(void)cg_buf_puts(out, str_or(ans, "text", "no pages\n"));
 }
 
+/* A match's context lines (key "before" or "after"), as ripgrep shows
+ * them: "source/path-N- text". */
+static void
+grep_context(cg_buf *out, const json_t *m, const char *key,
+             const cg_render_opts *o)
+{
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(m, key), i, c)
+		(void)cg_buf_printf(
+		    out, "%s%s/%s-%lld-%s %s\n", o->color ? PATH : "",
+		    cg_json_str(m, "source"), cg_json_str(m, "path"),
+		    num(c, "line"), o->color ? RESET : "",
+		    cg_json_str(c, "text"));
+}
+
 void
 cg_render_grep(cg_buf *out, const json_t *ans, const cg_render_opts *o)
 {
 	const json_t *m;
 	size_t i;
 
-	json_array_foreach(json_object_get(ans, "matches"), i, m)
+	json_array_foreach(json_object_get(ans, "matches"), i, m) {
+		grep_context(out, m, "before", o);
 		(void)cg_buf_printf(
 		    out, "%s%s/%s:%lld:%s %s\n", o->color ? PATH : "",
 		    cg_json_str(m, "source"), cg_json_str(m, "path"),
 		    num(m, "line"), o->color ? RESET : "",
 		    cg_json_str(m, "text"));
+		grep_context(out, m, "after", o);
+	}
 	(void)cg_buf_printf(out,
 	                    "\n%lld matching line(s) in %lld file(s); %lld "
 	                    "file(s) searched",

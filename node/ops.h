@@ -115,10 +115,14 @@ cg_op_fn cg_op_resolve;
  *          pages, items: [{path, title}]}]}]}; categories by name (null,
  *          uncategorised, last), items by title then path.
  *   grep   {pattern (required), fixed, case_sensitive, max 1-10000 (200),
- *          prefix} -> {matches[] (first max, sorted by "source/path" then
- *          line), total, files[{source, path, matches}], files_searched,
- *          bytes_searched, windowed_lines, skipped[], skipped_total,
- *          truncated, deadline_exceeded?, unicode}.  Reads the page files
+ *          prefix, before, after (0-10)} -> {matches[] (first max, sorted
+ *          by "source/path" then line, each with before[]/after[]
+ *          context {line, text} when asked; at most CG_GREP_KEEP_BYTES of
+ *          text kept, the rest counted: bytes_limited), total, files[{source,
+ * path, matches}], files_searched, bytes_searched, windowed_lines, skipped[],
+ * skipped_total, truncated, deadline_exceeded?, unicode, jit}.  A line on which
+ *          the pattern hits a PCRE2 limit fails the op (invalid_input,
+ *          naming the file and line).  Reads the page files
  *          (page/scan.h's list), not the index, so it works before the
  *          first index exists; stops at the request's deadline.
  *   status {} -> {sources: [{source, ready, generation, pages, sections,

@@ -8,6 +8,13 @@
  * symlink since the scan is skipped, never followed, in the wiki or above
  * it.
  *
+ * Memory is bounded by what it keeps: at most `max` matches and
+ * CG_GREP_KEEP_BYTES of match and context text (proto/limits.h); past
+ * either, matches are counted only.  Time is bounded by the request's
+ * deadline, checked between files and, through cg_grep_opts.deadline_ms,
+ * between 64 KiB chunks of one file; each line's match by PCRE2's limits
+ * (page/grep.h), whose error fails the op with the file named.
+ *
  * What it must not do: follow a symlink, read a whole large file into
  * memory (page/grep.h streams), read the index (grep works before the
  * first one exists), or show a line of a page the caller may not see.
@@ -50,7 +57,48 @@ struct grep_run {
 	int root_errno;      /* why it could not be opened */
 	const cg_node *node; /* for its request deadline */
 	int expired;         /* stopped at the deadline: partial */
+	size_t kept;         /* bytes of text kept (CG_GREP_KEEP_BYTES) */
+	bool limited;        /* a match was not kept for the bytes cap */
+	json_t *before;      /* context lines waiting for their match */
+	json_t *last;        /* the last match kept (borrowed), for after */
 };
+
+/* A context line {line, text, clipped?}; NULL on no memory. */
+static json_t *
+context_json(const cg_grep_hit *h)
+{
+	json_t *c = json_pack("{s:I, s:s}", "line", (json_int_t)h->line, "text",
+	                      h->text);
+
+	if (c != NULL && h->clipped)
+		json_object_set_new(c, "clipped", json_true());
+	return c;
+}
+
+/* Context lines: before ones wait for their match, after ones join the
+ * last match kept; neither once the bytes cap was reached. */
+static int
+on_context(struct grep_run *r, const cg_grep_hit *h)
+{
+	size_t n = strlen(h->text);
+	json_t *c;
+
+	if (r->limited || r->kept + n > CG_GREP_KEEP_BYTES)
+		return 0;
+	if (h->kind == CG_GREP_AFTER && r->last == NULL)
+		return 0;
+	c = context_json(h);
+	if (c == NULL)
+		return CG_ENOMEM;
+	r->kept += n;
+	if (h->kind == CG_GREP_BEFORE)
+		return json_array_append_new(r->before, c) == 0 ? 0 : CG_ENOMEM;
+	if (json_object_get(r->last, "after") == NULL)
+		json_object_set_new(r->last, "after", json_array());
+	return json_array_append_new(json_object_get(r->last, "after"), c) == 0
+	           ? 0
+	           : CG_ENOMEM;
+}
 
 static int
 on_hit(void *ctx, const cg_grep_hit *h)
@@ -58,8 +106,16 @@ on_hit(void *ctx, const cg_grep_hit *h)
 	struct grep_run *r = ctx;
 	json_t *m;
 
+	if (h->kind != CG_GREP_MATCH)
+		return on_context(r, h);
 	if (h->text == NULL)
 		return 0;
+	if (r->limited || r->kept + strlen(h->text) > CG_GREP_KEEP_BYTES) {
+		r->limited = true; /* counted (st.matches), not kept */
+		json_array_clear(r->before);
+		return 0;
+	}
+	r->kept += strlen(h->text);
 	m = json_pack("{s:o, s:o, s:I, s:I, s:s}", "source",
 	              cg_json_text(r->source), "path", cg_json_text(r->path),
 	              "line", (json_int_t)h->line, "column", (json_int_t)h->col,
@@ -68,8 +124,14 @@ on_hit(void *ctx, const cg_grep_hit *h)
 		return CG_ENOMEM;
 	if (h->clipped)
 		json_object_set_new(m, "clipped", json_true());
+	if (json_array_size(r->before) > 0) {
+		json_object_set(m, "before", r->before);
+		json_decref(r->before);
+		r->before = json_array();
+	}
 	json_array_append_new(r->matches, m);
-	return 0;
+	r->last = m;
+	return r->before != NULL ? 0 : CG_ENOMEM;
 }
 
 static void
@@ -90,12 +152,21 @@ grep_fd(struct grep_run *r, int fd, cg_err *err)
 	size_t before = json_array_size(r->matches);
 	int64_t room = r->max - (int64_t)before;
 	cg_grep_file st;
-	int rc = cg_grep_fd(r->g, fd, room > 0 ? room : 0, on_hit, r, &st, err);
+	cg_err ferr;
+	int rc;
 
-	if (rc != 0)
-		return rc < 0 ? cg_err_set(err, rc, "grep %s: out of memory",
-		                           r->path)
-		              : rc;
+	cg_err_clear(&ferr);
+	json_array_clear(r->before);
+	r->last = NULL;
+	rc = cg_grep_fd(r->g, fd, room > 0 ? room : 0, on_hit, r, &st, &ferr);
+	if (rc == CG_ETIMEDOUT) { /* what was read counts: partial */
+		r->expired = 1;
+		st.binary = false;
+	} else if (rc != 0) {
+		return cg_err_set(err, rc < 0 ? rc : CG_ERR, "grep %s/%s: %s",
+		                  r->source, r->path,
+		                  ferr.msg[0] ? ferr.msg : "out of memory");
+	}
 	if (st.binary) {
 		while (json_array_size(r->matches) > before)
 			json_array_remove(r->matches,
@@ -213,6 +284,12 @@ grep_args(const json_t *args, cg_grep_opts *o, int *max, const char **pre,
 		                 CG_GREP_MAX_MAX, max, err);
 	if (rc == 0)
 		rc = cg_args_str(args, "prefix", pre, err);
+	if (rc == 0)
+		rc = cg_args_int(args, "before", 0, 0, CG_GREP_CONTEXT_LINES,
+		                 &o->before, err);
+	if (rc == 0)
+		rc = cg_args_int(args, "after", 0, 0, CG_GREP_CONTEXT_LINES,
+		                 &o->after, err);
 	return rc;
 }
 
@@ -229,12 +306,15 @@ grep_result(const struct grep_run *r, json_t *res)
 	json_object_set_new(res, "skipped_total", json_integer(r->nskipped));
 	json_object_set_new(
 	    res, "truncated",
-	    json_boolean(r->expired ||
+	    json_boolean(r->expired || r->limited ||
 	                 r->total > (int64_t)json_array_size(r->matches)));
+	if (r->limited)
+		json_object_set_new(res, "bytes_limited", json_true());
 	if (r->expired)
 		json_object_set_new(res, "deadline_exceeded", json_true());
 	json_object_set_new(res, "unicode",
 	                    json_boolean(cg_grep_unicode(r->g)));
+	json_object_set_new(res, "jit", json_boolean(cg_grep_jit(r->g)));
 }
 
 int
@@ -250,6 +330,7 @@ cg_op_grep(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	memset(&r, 0, sizeof(r));
 	r.node = n;
 	rc = grep_args(args, &o, &r.max, &prefix, err);
+	o.deadline_ms = cg_node_deadline(n);
 	if (rc == 0)
 		rc = cg_grep_new(&r.g, &o, err);
 	if (rc != 0)
@@ -257,6 +338,7 @@ cg_op_grep(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	r.matches = json_array();
 	r.files = json_array();
 	r.skipped = json_array();
+	r.before = json_array();
 	order = calloc(cg_node_nsources(n) + 1, sizeof(*order));
 	if (order == NULL)
 		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
@@ -270,6 +352,7 @@ cg_op_grep(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	json_decref(r.matches);
 	json_decref(r.files);
 	json_decref(r.skipped);
+	json_decref(r.before);
 	cg_grep_free(r.g);
 	return rc;
 }

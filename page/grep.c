@@ -1,43 +1,52 @@
 /*
  * grep.c - the line matcher (see grep.h for the rules it follows).  It
- * keeps at most one window of a line in memory, whatever the input size,
- * and never runs a pattern that could blow up: back-references and huge
- * counted repetitions are refused before regcomp sees them.  It must not
- * change the process locale (uselocale is per thread) and must not read
- * files by path: callers open them.
+ * keeps at most one window of a line (and the context lines asked for) in
+ * memory, whatever the input size, and runs every PCRE2 match under the
+ * match, depth and heap limits and a bounded JIT stack, so that no pattern
+ * can take unbounded time or memory on a line.  It must not read files by
+ * path (callers open them) and must not keep state between cg_grep
+ * objects (PCRE2's contexts are per object).
  */
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include "page/grep.h"
 
 #include <errno.h>
-#include <locale.h>
-#include <regex.h>
+#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <wctype.h>
 
 #include "common/cg_buf.h"
+#include "common/cg_time.h"
 #include "common/cg_utf8.h"
 
 #define GREP_CHUNK     (64u << 10)
 #define GREP_MAX_DEPTH 64
+#define GREP_JIT_START (32u << 10)
+
+/* A line kept for before-context. */
+struct ctx_line {
+	int64_t line; /* 1-based */
+	char *text;   /* as shown */
+	bool clipped;
+};
 
 struct cg_grep {
-	bool fixed;     /* literal search */
-	bool icase;     /* case-insensitive */
-	char *needle;   /* literal, folded when icase */
-	size_t nneedle; /* its length */
-	regex_t ra;     /* "^.*(P)": P anywhere, line start included */
-	regex_t rb;     /* "^..*(P)": P after the first character */
-	bool have_re;   /* ra and rb compiled */
-	locale_t loc;   /* C.UTF-8, or (locale_t)0 */
-	size_t window;  /* bytes examined at once */
-	size_t overlap; /* bytes kept from one window to the next */
-	char *mem;      /* window + 2 bytes: buf with a spare byte each side */
-	char *buf;      /* current window of the line (mem + 1) */
-	char *fold;     /* folded copy of buf (icase literal only) */
-	char *chunk;    /* read buffer of cg_grep_fd */
+	bool fixed;               /* literal search */
+	size_t nneedle;           /* the pattern's length */
+	pcre2_code *re;           /* the compiled pattern */
+	pcre2_match_data *md;     /* its ovector */
+	pcre2_match_context *mcx; /* the limits */
+	pcre2_jit_stack *jit;     /* NULL when not JIT-compiled */
+	size_t window;            /* bytes examined at once */
+	size_t overlap;           /* bytes kept from one window to the next */
+	char *buf;                /* current window of the line (+1 byte) */
+	char *chunk;              /* read buffer of cg_grep_fd */
+	int before;               /* context lines asked for */
+	int after;
+	int64_t deadline_ms; /* stop cg_grep_fd then; 0 none */
+	cg_err err;          /* the last stream error (a limit, the deadline) */
 	/* stream state */
 	size_t len;       /* bytes in buf */
 	int64_t base;     /* offset in the line of buf[0] */
@@ -45,420 +54,65 @@ struct cg_grep {
 	bool windowed;    /* an earlier window of this line was examined */
 	bool matched;     /* the current line matched: skip its rest */
 	int64_t detail;   /* hits still to report with text */
+	int after_left;   /* after-context lines still to report */
+	struct ctx_line ring[CG_GREP_CONTEXT_LINES]; /* before-context */
+	int nring;                                   /* lines in ring */
+	int ring_head;                               /* oldest of them */
 	cg_grep_fn fn;
 	void *ctx;
 	cg_grep_file *st;
 };
 
-/* --- pattern checks ------------------------------------------------------ */
+/* --- matching ------------------------------------------------------------ */
 
-/* Index just past the bracket expression opening at p[i] == '['. */
-static size_t
-skip_bracket(const char *p, size_t i)
+/* What a PCRE2 match error means to the user. */
+static const char *
+limit_name(int rc)
 {
-	size_t j = i + 1;
-
-	if (p[j] == '^')
-		j++;
-	if (p[j] == ']')
-		j++;
-	while (p[j] != '\0' && p[j] != ']') {
-		char k = p[j + 1];
-
-		if (p[j] == '[' && (k == ':' || k == '=' || k == '.')) {
-			const char *end = p + j + 2;
-
-			while (*end != '\0' && !(end[0] == k && end[1] == ']'))
-				end++;
-			j = *end != '\0' ? (size_t)(end - p) + 2 : j + 1;
-			continue;
-		}
-		j++;
-	}
-	return p[j] == ']' ? j + 1 : j;
-}
-
-/* Parses "{m}", "{m,}" or "{m,n}" at p[i]; returns the index past '}',
- * the smallest count (*lo) and the largest (*hi), or 0 when it is not an
- * interval (glibc then reads '{' as a literal). */
-static size_t
-parse_interval(const char *p, size_t i, int64_t *lo, int64_t *hi)
-{
-	int64_t v[2] = {0, -1};
-	int k = 0;
-	size_t j = i + 1;
-	bool digits = false;
-
-	for (; p[j] != '\0' && p[j] != '}'; j++) {
-		if (p[j] == ',' && k == 0) {
-			k = 1;
-			v[1] = 0;
-			continue;
-		}
-		if (p[j] < '0' || p[j] > '9')
-			return 0;
-		digits = true;
-		if (v[k] < 1000000)
-			v[k] = v[k] * 10 + (p[j] - '0');
-	}
-	if (p[j] != '}' || !digits)
-		return 0;
-	*lo = v[0];
-	*hi = v[0];
-	if (k == 1)
-		*hi = v[1] > v[0] ? v[1] : v[0] + 1;
-	return j + 1;
-}
-
-/* One open group of the pattern being checked. */
-struct level {
-	int64_t cost;  /* positions regcomp will make for it */
-	int nonnull;   /* atoms of the current branch that cannot be empty */
-	bool null_alt; /* an earlier branch of the group can be empty */
-};
-
-/* The checker's state: open groups and the last atom. */
-struct expand {
-	struct level lv[GREP_MAX_DEPTH + 1];
-	size_t d;        /* open groups */
-	int64_t last;    /* positions of the last atom, 0 when none */
-	bool last_null;  /* it can match the empty string */
-	bool last_group; /* it is a parenthesised group */
-	bool last_quant; /* it already carries a repetition operator */
-};
-
-static void
-atom(struct expand *x, int64_t n, bool nullable, bool group)
-{
-	x->last = n;
-	x->last_null = nullable;
-	x->last_group = group;
-	x->last_quant = false;
-	x->lv[x->d].cost += n;
-	if (!nullable)
-		x->lv[x->d].nonnull++;
-}
-
-/* A repetition operator (*, +, ?, {m,n}) on the last atom.  Refused:
- * one stacked on another (a*+: glibc's regcomp doubles the atom per '+'
- * and goes exponential), and one on a group that can match the empty
- * string ((a*)+, (x|)*: regcomp's closures blow up, and the group adds
- * nothing). */
-static int
-repeat(struct expand *x, int64_t lo, int64_t hi, cg_err *err)
-{
-	bool null_now = lo == 0;
-
-	if (x->last == 0) { /* nothing to repeat: glibc takes a literal */
-		atom(x, 1, false, false);
-		return 0;
-	}
-	if (x->last_quant)
-		return cg_err_set(err, CG_EINVAL,
-		                  "stacked repetition operators (like a*+ or "
-		                  "a{2}{3}) are not supported");
-	if (x->last_group && x->last_null)
-		return cg_err_set(err, CG_EINVAL,
-		                  "a repeated group that can match the empty "
-		                  "string (like (a*)+ or (a|)*) is not "
-		                  "supported: repeat what is inside instead");
-	if (hi < 1)
-		hi = 1;
-	x->lv[x->d].cost += x->last * (hi - 1);
-	x->last *= hi;
-	if (null_now && !x->last_null)
-		x->lv[x->d].nonnull--;
-	x->last_null = x->last_null || null_now;
-	x->last_quant = true;
-	return 0;
-}
-
-static int
-open_group(struct expand *x, cg_err *err)
-{
-	if (x->d == GREP_MAX_DEPTH)
-		return cg_err_set(err, CG_EINVAL,
-		                  "pattern nests groups deeper than %d",
-		                  GREP_MAX_DEPTH);
-	memset(&x->lv[++x->d], 0, sizeof(x->lv[0]));
-	x->last = 0;
-	return 0;
-}
-
-static int
-close_group(struct expand *x, cg_err *err)
-{
-	struct level *l = &x->lv[x->d];
-	bool nullable = l->null_alt || l->nonnull == 0;
-	int64_t cost = l->cost > 0 ? l->cost : 1;
-
-	if (x->d == 0)
-		return cg_err_set(err, CG_EINVAL,
-		                  "unmatched ')' (write \\) for a literal "
-		                  "parenthesis)");
-	x->d--;
-	atom(x, cost, nullable, true);
-	return 0;
-}
-
-/* Handles p[i] (and what belongs to it); returns the next index, or 0
- * with err set. */
-static size_t
-check_step(struct expand *x, const char *p, size_t i, cg_err *err)
-{
-	int64_t lo = 0;
-	int64_t hi = 0;
-	size_t j;
-
-	switch (p[i]) {
-	case '\\':
-		if (p[i + 1] >= '1' && p[i + 1] <= '9') {
-			(void)cg_err_set(err, CG_EINVAL,
-			                 "back-references (\\%c) are not "
-			                 "supported",
-			                 p[i + 1]);
-			return 0;
-		}
-		/* GNU zero-width escapes can match empty */
-		atom(x, 1, p[i + 1] != '\0' && strchr("bB<>`'", p[i + 1]),
-		     false);
-		return i + (p[i + 1] != '\0' ? 2 : 1);
-	case '[':
-		atom(x, 1, false, false);
-		return skip_bracket(p, i);
-	case '(':
-		return open_group(x, err) == 0 ? i + 1 : 0;
-	case ')':
-		return close_group(x, err) == 0 ? i + 1 : 0;
-	case '|':
-		x->lv[x->d].null_alt |= x->lv[x->d].nonnull == 0;
-		x->lv[x->d].nonnull = 0;
-		x->last = 0;
-		return i + 1;
-	case '^':
-	case '$':
-		atom(x, 1, true, false);
-		return i + 1;
-	case '*':
-	case '?':
-	case '+':
-		return repeat(x, p[i] == '+', p[i] == '+' ? 2 : 1, err) == 0
-		           ? i + 1
-		           : 0;
-	case '{':
-		j = parse_interval(p, i, &lo, &hi);
-		if (j == 0) {
-			atom(x, 1, false, false);
-			return i + 1;
-		}
-		return repeat(x, lo, hi, err) == 0 ? j : 0;
+	switch (rc) {
+	case PCRE2_ERROR_MATCHLIMIT:
+		return "match limit (backtracking steps)";
+	case PCRE2_ERROR_DEPTHLIMIT:
+		return "depth limit (nested backtracking)";
+	case PCRE2_ERROR_HEAPLIMIT:
+		return "heap limit (backtracking memory)";
+	case PCRE2_ERROR_JIT_STACKLIMIT:
+		return "JIT stack limit";
 	default:
-		atom(x, 1, false, false);
-		return i + 1;
+		return NULL;
 	}
 }
 
-/*
- * Refuses what glibc's regex cannot run in bounded time or that the
- * anchored form "^.*(P)" would change: back-references, an unmatched ')',
- * stacked repetitions, repeated groups that can match empty, and counted
- * repetitions expanding past CG_GREP_EXPANSION_MAX positions (regcomp
- * copies a repeated atom once per count: a{1000}{1000}, (a{100}){300}).
- */
+/* Matches s[0..n): 1 with *off the match start, 0 none, or a negative
+ * code with g->err set (a limit was hit). */
 static int
-check_ere(const char *p, cg_err *err)
-{
-	struct expand x;
-	size_t i = 0;
-
-	memset(&x, 0, sizeof(x));
-	while (p[i] != '\0') {
-		i = check_step(&x, p, i, err);
-		if (i == 0)
-			return CG_EINVAL;
-		if (x.lv[x.d].cost > CG_GREP_EXPANSION_MAX ||
-		    x.last > CG_GREP_EXPANSION_MAX)
-			return cg_err_set(
-			    err, CG_EINVAL,
-			    "pattern too complex: its repetitions "
-			    "expand to more than %d positions",
-			    CG_GREP_EXPANSION_MAX);
-	}
-	return 0;
-}
-
-/* --- folding and matching ------------------------------------------------ */
-
-/*
- * Lowercases n bytes of s into out (n bytes) code point by code point,
- * keeping every code point's length so offsets stay the same: a code
- * point whose lowercase encodes to another length, and invalid bytes, are
- * copied unchanged.
- */
-static void
-fold(const cg_grep *g, const char *s, size_t n, char *out)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned char c = (unsigned char)s[i];
-		uint32_t cp;
-		char e[4];
-		int k;
-
-		if (c < 0x80) {
-			out[i++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-			continue;
-		}
-		k = cg_utf8_decode((const unsigned char *)s + i, n - i, &cp);
-		if (k == 0) {
-			out[i++] = (char)c;
-			continue;
-		}
-		memcpy(out + i, s + i, (size_t)k);
-		if (g->loc != (locale_t)0) {
-			uint32_t l = (uint32_t)towlower_l((wint_t)cp, g->loc);
-
-			if (cg_utf8_encode(l, e) == k)
-				memcpy(out + i, e, (size_t)k);
-		}
-		i += (size_t)k;
-	}
-}
-
-/*
- * Linear regex matching.  An unanchored regexec tries every start and can
- * run to the end of the input from each (quadratic: [a-z]+x on a long
- * line), so P itself is never run: "^.*(P)" is, which glibc tries from
- * position 0 only, one DFA pass.  '.' does not cross invalid UTF-8, so a
- * run is cut at invalid bytes (no match can span one anyway); a run that
- * does not start the line uses "^..*(P)" behind a borrowed lead byte, so
- * P's own '^' cannot match there.  p[-1] and p[n] are borrowed and put
- * back: callers keep a spare byte on both sides.
- */
-static bool
-run_anchored(cg_grep *g, char *p, size_t n, bool notbol, bool noteol)
-{
-	char end = p[n];
-	char lead = p[-1];
-	locale_t old = g->loc != (locale_t)0 ? uselocale(g->loc) : (locale_t)0;
-	int rc;
-
-	p[n] = '\0';
-	p[-1] = 'x';
-	rc = regexec(notbol ? &g->rb : &g->ra, notbol ? p - 1 : p, 0, NULL,
-	             noteol ? REG_NOTEOL : 0);
-	p[n] = end;
-	p[-1] = lead;
-	if (old != (locale_t)0)
-		(void)uselocale(old);
-	return rc == 0;
-}
-
-/* Length of the valid UTF-8 prefix of p[0..n). */
-static size_t
-valid_run(const char *p, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		uint32_t cp;
-		int k;
-
-		if ((unsigned char)p[i] < 0x80) {
-			i++;
-			continue;
-		}
-		k = cg_utf8_decode((const unsigned char *)p + i, n - i, &cp);
-		if (k == 0)
-			break;
-		i += (size_t)k;
-	}
-	return i;
-}
-
-/* True when P matches in p[0..n), run by run between invalid bytes. */
-static bool
-scan(cg_grep *g, char *p, size_t n, bool notbol, bool noteol)
-{
-	size_t i = 0;
-
-	for (;;) {
-		size_t e = i + valid_run(p + i, n - i);
-		bool last = e >= n;
-
-		if (run_anchored(g, p + i, e - i, notbol || i > 0,
-		                 noteol || !last))
-			return true;
-		if (last)
-			return false;
-		i = e + 1; /* past one invalid byte */
-	}
-}
-
-/* Where a match in p[0..n) starts: the earliest end by bisection over
- * prefixes, then the latest start of a match ending there by bisection
- * over suffixes; O(n log n), every regexec anchored. */
-static size_t
-locate(cg_grep *g, char *p, size_t n, bool notbol, bool noteol)
-{
-	size_t lo = 0;
-	size_t hi = n;
-	size_t e;
-
-	if (scan(g, p, 0, notbol, noteol || n > 0))
-		return 0;
-	while (hi - lo > 1) { /* scan(lo) false, scan(hi) true */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (scan(g, p, mid, notbol, noteol || mid < n))
-			hi = mid;
-		else
-			lo = mid;
-	}
-	e = hi;
-	lo = 0;
-	hi = e + 1;
-	while (hi - lo > 1) { /* suffix lo matches, suffix hi does not */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (scan(g, p + mid, e - mid, notbol || mid > 0,
-		         noteol || e < n))
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Matches s[0..n) (one spare byte before s and at s[n]); *off gets the
- * match start when want. */
-static bool
-match_buf(cg_grep *g, char *s, size_t n, bool notbol, bool noteol, bool want,
+match_buf(cg_grep *g, const char *s, size_t n, bool notbol, bool noteol,
           size_t *off)
 {
-	if (g->fixed) {
-		const char *hay = s;
-		const char *h;
-		char end = s[n];
+	uint32_t opts =
+	    (notbol ? PCRE2_NOTBOL : 0) | (noteol ? PCRE2_NOTEOL : 0);
+	int rc = pcre2_match(g->re, (PCRE2_SPTR)s, n, 0, opts, g->md, g->mcx);
+	const char *what;
 
-		s[n] = '\0';
-		if (g->icase) {
-			fold(g, s, n, g->fold);
-			g->fold[n] = '\0';
-			hay = g->fold;
-		}
-		h = strstr(hay, g->needle);
-		s[n] = end;
-		if (h != NULL && off != NULL)
-			*off = (size_t)(h - hay);
-		return h != NULL;
+	if (rc >= 0) {
+		if (off != NULL)
+			*off = (size_t)pcre2_get_ovector_pointer(g->md)[0];
+		return 1;
 	}
-	if (!scan(g, s, n, notbol, noteol))
-		return false;
-	if (want && off != NULL)
-		*off = locate(g, s, n, notbol, noteol);
-	return true;
+	if (rc == PCRE2_ERROR_NOMATCH)
+		return 0;
+	what = limit_name(rc);
+	if (what != NULL)
+		return cg_err_set(&g->err, CG_EINVAL,
+		                  "pattern too costly: it hit the %s at line "
+		                  "%lld; nested repetitions such as (a+)+ "
+		                  "backtrack exponentially: simplify the "
+		                  "pattern or use a literal",
+		                  what,
+		                  (long long)(g->st ? g->st->lines + 1 : 1));
+	return cg_err_set(&g->err,
+	                  rc == PCRE2_ERROR_NOMEMORY ? CG_ENOMEM : CG_ERR,
+	                  "grep: PCRE2 match error %d", rc);
 }
 
 bool
@@ -466,56 +120,13 @@ cg_grep_match(cg_grep *g, const char *s, size_t *col)
 {
 	size_t n = strlen(s);
 
-	if (n > g->window) /* the scratch buffers hold one window */
+	if (n > g->window) /* as a stream would examine it */
 		n = cg_utf8_clip(s, n, g->window);
-	memcpy(g->buf, s, n);
-	return match_buf(g, g->buf, n, false, false, true, col);
+	cg_err_clear(&g->err);
+	return match_buf(g, s, n, false, false, col) == 1;
 }
 
 /* --- construction -------------------------------------------------------- */
-
-/* Compiles pat alone (its errors are the user's), then the two anchored
- * forms the matcher runs. */
-static int
-compile_regex(cg_grep *g, const char *pat, cg_err *err)
-{
-	int flags = REG_EXTENDED | REG_NOSUB | (g->icase ? REG_ICASE : 0);
-	locale_t old = g->loc != (locale_t)0 ? uselocale(g->loc) : (locale_t)0;
-	char msg[256] = "";
-	regex_t re;
-	cg_buf a;
-	cg_buf b;
-	int rc = regcomp(&re, pat, flags);
-
-	if (rc != 0)
-		(void)regerror(rc, &re, msg, sizeof(msg));
-	else
-		regfree(&re);
-	cg_buf_init(&a, (size_t)2 * CG_GREP_PATTERN_MAX);
-	cg_buf_init(&b, (size_t)2 * CG_GREP_PATTERN_MAX);
-	(void)cg_buf_printf(&a, "^.*(%s)", pat);
-	(void)cg_buf_printf(&b, "^..*(%s)", pat);
-	if (rc == 0) {
-		rc = regcomp(&g->ra, cg_buf_str(&a), flags);
-		if (rc == 0 && regcomp(&g->rb, cg_buf_str(&b), flags) != 0) {
-			regfree(&g->ra);
-			rc = REG_BADPAT;
-		}
-		if (rc != 0)
-			(void)snprintf(msg, sizeof(msg),
-			               "cannot be embedded in a group");
-	}
-	cg_buf_fini(&a);
-	cg_buf_fini(&b);
-	if (old != (locale_t)0)
-		(void)uselocale(old);
-	if (rc != 0)
-		return cg_err_set(err, CG_EINVAL,
-		                  "invalid regular expression '%.200s': %s",
-		                  pat, msg);
-	g->have_re = true;
-	return 0;
-}
 
 static int
 check_pattern(const cg_grep_opts *o, cg_err *err)
@@ -531,7 +142,64 @@ check_pattern(const cg_grep_opts *o, cg_err *err)
 		                  CG_GREP_PATTERN_MAX);
 	if (!cg_utf8_valid(o->pattern, n))
 		return cg_err_set(err, CG_EINVAL, "pattern is not valid UTF-8");
-	return o->fixed ? 0 : check_ere(o->pattern, err);
+	if (o->before < 0 || o->before > CG_GREP_CONTEXT_LINES ||
+	    o->after < 0 || o->after > CG_GREP_CONTEXT_LINES)
+		return cg_err_set(err, CG_EINVAL, "context lines must be 0-%d",
+		                  CG_GREP_CONTEXT_LINES);
+	return 0;
+}
+
+/* Compiles the pattern with UTF, UCP (regex) and the nesting limit; its
+ * errors are the user's, with PCRE2's message and the offset. */
+static int
+compile(cg_grep *g, const cg_grep_opts *o, cg_err *err)
+{
+	uint32_t flags =
+	    PCRE2_UTF | PCRE2_MATCH_INVALID_UTF |
+	    (o->case_sensitive ? 0 : PCRE2_CASELESS) |
+	    (o->fixed ? PCRE2_LITERAL : PCRE2_UCP | PCRE2_NEVER_BACKSLASH_C);
+	pcre2_compile_context *ccx = pcre2_compile_context_create(NULL);
+	PCRE2_UCHAR msg[256];
+	PCRE2_SIZE at = 0;
+	int code = 0;
+
+	if (ccx == NULL)
+		return cg_err_set(err, CG_ENOMEM, "grep: out of memory");
+	(void)pcre2_set_parens_nest_limit(ccx, GREP_MAX_DEPTH);
+	g->re = pcre2_compile((PCRE2_SPTR)o->pattern, PCRE2_ZERO_TERMINATED,
+	                      flags, &code, &at, ccx);
+	pcre2_compile_context_free(ccx);
+	if (g->re == NULL) {
+		(void)pcre2_get_error_message(code, msg, sizeof(msg));
+		return cg_err_set(err, CG_EINVAL,
+		                  "invalid regular expression '%.200s': %s "
+		                  "(at byte %zu)",
+		                  o->pattern, (const char *)msg, (size_t)at);
+	}
+	return 0;
+}
+
+/* The match data, the limits and, where the platform has it, JIT with a
+ * bounded stack (without JIT the interpreter runs, under the same match
+ * limit and its depth and heap limits). */
+static int
+prepare(cg_grep *g, cg_err *err)
+{
+	g->md = pcre2_match_data_create_from_pattern(g->re, NULL);
+	g->mcx = pcre2_match_context_create(NULL);
+	if (g->md == NULL || g->mcx == NULL)
+		return cg_err_set(err, CG_ENOMEM, "grep: out of memory");
+	(void)pcre2_set_match_limit(g->mcx, CG_GREP_MATCH_LIMIT);
+	(void)pcre2_set_depth_limit(g->mcx, CG_GREP_DEPTH_LIMIT);
+	(void)pcre2_set_heap_limit(g->mcx, CG_GREP_HEAP_LIMIT_KIB);
+	if (pcre2_jit_compile(g->re, PCRE2_JIT_COMPLETE) != 0)
+		return 0;
+	g->jit =
+	    pcre2_jit_stack_create(GREP_JIT_START, CG_GREP_JIT_STACK, NULL);
+	if (g->jit == NULL)
+		return cg_err_set(err, CG_ENOMEM, "grep: out of memory");
+	pcre2_jit_stack_assign(g->mcx, NULL, g->jit);
+	return 0;
 }
 
 static void
@@ -560,25 +228,18 @@ cg_grep_new(cg_grep **out, const cg_grep_opts *opts, cg_err *err)
 	if (g == NULL)
 		return cg_err_set(err, CG_ENOMEM, "grep: out of memory");
 	g->fixed = opts->fixed;
-	g->icase = !opts->case_sensitive;
-	g->loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	if (g->loc == (locale_t)0)
-		g->loc = newlocale(LC_CTYPE_MASK, "en_US.UTF-8", (locale_t)0);
 	g->nneedle = strlen(opts->pattern);
+	g->before = opts->before;
+	g->after = opts->after;
+	g->deadline_ms = opts->deadline_ms;
 	set_window(g, opts->window);
-	g->needle = strdup(opts->pattern);
-	g->mem = malloc(g->window + 2);
-	g->buf = g->mem ? g->mem + 1 : NULL; /* spare bytes: see scan() */
-	g->fold = g->fixed && g->icase ? malloc(g->window + 1) : NULL;
+	g->buf = malloc(g->window + 1);
 	g->chunk = malloc(GREP_CHUNK);
-	if (g->needle == NULL || g->buf == NULL || g->chunk == NULL ||
-	    (g->fixed && g->icase && g->fold == NULL)) {
-		cg_grep_free(g);
-		return cg_err_set(err, CG_ENOMEM, "grep: out of memory");
-	}
-	if (g->fixed && g->icase)
-		fold(g, opts->pattern, g->nneedle, g->needle);
-	rc = g->fixed ? 0 : compile_regex(g, opts->pattern, err);
+	rc = g->buf == NULL || g->chunk == NULL
+	         ? cg_err_set(err, CG_ENOMEM, "grep: out of memory")
+	         : compile(g, opts, err);
+	if (rc == 0)
+		rc = prepare(g, err);
 	if (rc != 0) {
 		cg_grep_free(g);
 		return rc;
@@ -587,20 +248,26 @@ cg_grep_new(cg_grep **out, const cg_grep_opts *opts, cg_err *err)
 	return 0;
 }
 
+static void
+ring_clear(cg_grep *g)
+{
+	for (int i = 0; i < g->nring; i++)
+		free(g->ring[(g->ring_head + i) % CG_GREP_CONTEXT_LINES].text);
+	g->nring = 0;
+	g->ring_head = 0;
+}
+
 void
 cg_grep_free(cg_grep *g)
 {
 	if (g == NULL)
 		return;
-	if (g->have_re) {
-		regfree(&g->ra);
-		regfree(&g->rb);
-	}
-	if (g->loc != (locale_t)0)
-		freelocale(g->loc);
-	free(g->needle);
-	free(g->mem);
-	free(g->fold);
+	ring_clear(g);
+	pcre2_jit_stack_free(g->jit);
+	pcre2_match_context_free(g->mcx);
+	pcre2_match_data_free(g->md);
+	pcre2_code_free(g->re);
+	free(g->buf);
 	free(g->chunk);
 	free(g);
 }
@@ -608,7 +275,20 @@ cg_grep_free(cg_grep *g)
 bool
 cg_grep_unicode(const cg_grep *g)
 {
-	return g->loc != (locale_t)0;
+	(void)g;
+	return true;
+}
+
+bool
+cg_grep_jit(const cg_grep *g)
+{
+	return g->jit != NULL;
+}
+
+const char *
+cg_grep_error(const cg_grep *g)
+{
+	return g->err.msg;
 }
 
 /* --- streaming ----------------------------------------------------------- */
@@ -643,32 +323,91 @@ hit_text(const cg_grep *g, size_t off, bool more, bool *clipped)
 	return cg_buf_take(&b);
 }
 
-/* Examines buf as (part of) the current line; more: the line goes on. */
+/* Reports the before-context kept in the ring, oldest first, and
+ * empties it. */
+static int
+flush_ring(cg_grep *g)
+{
+	int rc = 0;
+
+	for (int i = 0; i < g->nring && rc == 0; i++) {
+		const struct ctx_line *c =
+		    &g->ring[(g->ring_head + i) % CG_GREP_CONTEXT_LINES];
+		cg_grep_hit h = {c->line, 0, c->text, c->clipped,
+		                 CG_GREP_BEFORE};
+
+		rc = g->fn(g->ctx, &h);
+	}
+	ring_clear(g);
+	return rc;
+}
+
+/* Examines buf as (part of) the current line; more: the line goes on.
+ * A reported match first reports its before-context. */
 static int
 check(cg_grep *g, bool more)
 {
-	cg_grep_hit h = {g->st->lines + 1, 0, NULL, false};
-	bool want = g->detail > 0;
+	cg_grep_hit h = {g->st->lines + 1, 0, NULL, false, CG_GREP_MATCH};
 	size_t off = 0;
 	char *text;
-	int rc;
+	int rc = match_buf(g, g->buf, g->len, g->windowed, more, &off);
 
-	g->buf[g->len] = '\0';
-	if (!match_buf(g, g->buf, g->len, g->windowed, more, want, &off))
-		return 0;
+	if (rc <= 0)
+		return rc;
 	g->matched = true;
 	g->st->matches++;
-	if (!want)
+	if (g->detail <= 0) {
+		g->after_left = 0; /* no context around unshown matches */
 		return g->fn(g->ctx, &h);
+	}
 	g->detail--;
+	rc = flush_ring(g);
+	if (rc != 0)
+		return rc;
 	text = hit_text(g, off, more, &h.clipped);
 	if (text == NULL)
 		return CG_ENOMEM;
 	h.text = text;
 	h.col = g->base + (int64_t)off + 1;
+	g->after_left = g->after;
 	rc = g->fn(g->ctx, &h);
 	free(text);
 	return rc;
+}
+
+/* A line that did not match, at its end: reported as after-context, or
+ * kept for the before-context of a match to come. */
+static int
+context_line(cg_grep *g)
+{
+	cg_grep_hit h = {g->st->lines + 1, 0, NULL, false, CG_GREP_AFTER};
+	struct ctx_line *c;
+	char *text;
+	int rc;
+
+	if (g->after_left == 0 && (g->before == 0 || g->detail <= 0))
+		return 0;
+	text = hit_text(g, 0, false, &h.clipped);
+	if (text == NULL)
+		return CG_ENOMEM;
+	if (g->after_left > 0) {
+		g->after_left--;
+		h.text = text;
+		rc = g->fn(g->ctx, &h);
+		free(text);
+		return rc;
+	}
+	if (g->nring == g->before) { /* full: drop the oldest */
+		free(g->ring[g->ring_head].text);
+		g->ring_head = (g->ring_head + 1) % CG_GREP_CONTEXT_LINES;
+		g->nring--;
+	}
+	c = &g->ring[(g->ring_head + g->nring) % CG_GREP_CONTEXT_LINES];
+	c->line = h.line;
+	c->text = text;
+	c->clipped = h.clipped;
+	g->nring++;
+	return 0;
 }
 
 /* Keeps the last overlap bytes of a window that did not match (from a
@@ -719,6 +458,9 @@ end_line(cg_grep *g)
 {
 	int rc = g->matched ? 0 : check(g, false);
 
+	if (rc == 0 && !g->matched)
+		rc = context_line(g);
+
 	g->st->lines++;
 	g->len = 0;
 	g->base = 0;
@@ -742,6 +484,9 @@ cg_grep_begin(cg_grep *g, int64_t detail, cg_grep_fn fn, void *ctx,
 	g->line_len = 0;
 	g->windowed = false;
 	g->matched = false;
+	g->after_left = 0;
+	ring_clear(g);
+	cg_err_clear(&g->err);
 }
 
 int
@@ -787,7 +532,14 @@ cg_grep_fd(cg_grep *g, int fd, int64_t detail, cg_grep_fn fn, void *ctx,
 
 	cg_grep_begin(g, detail, fn, ctx, st);
 	while (rc == 0 && !st->binary) {
-		ssize_t n = read(fd, g->chunk, GREP_CHUNK);
+		ssize_t n;
+
+		if (g->deadline_ms > 0 && cg_mono_ms() >= g->deadline_ms)
+			return cg_err_set(err, CG_ETIMEDOUT,
+			                  "grep: time limit reached after %lld "
+			                  "lines",
+			                  (long long)st->lines);
+		n = read(fd, g->chunk, GREP_CHUNK);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -800,5 +552,7 @@ cg_grep_fd(cg_grep *g, int fd, int64_t detail, cg_grep_fn fn, void *ctx,
 	}
 	if (rc == 0)
 		rc = cg_grep_end(g);
+	if (rc != 0 && g->err.code != 0)
+		return cg_err_set(err, g->err.code, "%s", g->err.msg);
 	return rc;
 }

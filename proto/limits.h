@@ -13,9 +13,12 @@
 #define CG_LIST_MAX_LIMIT     500
 #define CG_LIST_MAX_OFFSET    100000
 
-/* grep: matches returned. */
+/* grep: matches returned; bytes of match and context text one answer
+ * keeps (a node's reply, then the federation's merge): past it, matches
+ * are counted, not kept, and the answer says truncated. */
 #define CG_GREP_DEFAULT_MAX 200
 #define CG_GREP_MAX_MAX     10000
+#define CG_GREP_KEEP_BYTES  (1u << 20)
 
 /* fetch: hits asked of one node at once (the search limit's cap). */
 #define CG_FETCH_MAX_ITEMS 500

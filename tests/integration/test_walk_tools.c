@@ -154,6 +154,41 @@ teardown(void **state)
 /* --- running the binary ----------------------------------------------------
  */
 
+/* grep --json's JSON Lines back as one answer: the summary object with
+ * the match objects as "matches"; every line must be a JSON object with
+ * a "type", matches first, one summary last. */
+static json_t *
+from_lines(const char *out)
+{
+	json_t *matches = json_array();
+	json_t *ans = NULL;
+
+	for (const char *p = out; *p != '\0';) {
+		const char *nl = strchr(p, '\n');
+		json_t *o;
+		const char *type;
+
+		assert_non_null(nl);
+		o = json_loadb(p, (size_t)(nl - p), 0, NULL);
+		assert_non_null(o);
+		assert_null(ans); /* nothing after the summary */
+		type = json_string_value(json_object_get(o, "type"));
+		assert_non_null(type);
+		if (strcmp(type, "summary") == 0)
+			ans = o;
+		else {
+			assert_string_equal(type, "match");
+			json_object_del(o, "type");
+			json_array_append_new(matches, o);
+		}
+		p = nl + 1;
+	}
+	assert_non_null(ans);
+	json_object_del(ans, "type");
+	json_object_set_new(ans, "matches", matches);
+	return ans;
+}
+
 /* Runs `corpus-gw CMD --json --workspace ws --cache cache ARGS...`,
  * checks the exit code and returns the JSON (NULL when want != 0). */
 static json_t *
@@ -179,7 +214,9 @@ run_tool(int want, char **err_out, const char *cmd, ...)
 		fprintf(stderr, "%s exited %d (want %d): %s\n", cmd, rc, want,
 		        err);
 	assert_int_equal(rc, want);
-	if (want == 0) {
+	if (strcmp(cmd, "grep") == 0 && want <= 1)
+		ans = from_lines(out);
+	else if (want == 0) {
 		ans = json_loads(out, 0, NULL);
 		if (ans == NULL)
 			fprintf(stderr, "not JSON:\n%s\n", out);
@@ -755,6 +792,7 @@ same_as_rg(const char *pattern, const char *const *opts,
 	json_t *ans;
 	char *ours;
 	char *theirs;
+	int rc;
 
 	if (!have_rg())
 		skip();
@@ -763,9 +801,11 @@ same_as_rg(const char *pattern, const char *const *opts,
 	argv[n++] = "--";
 	argv[n++] = pattern;
 	argv[n] = NULL;
-	assert_int_equal(cgt_runv(&out, NULL, argv), 0);
-	ans = json_loads(out, 0, NULL);
-	assert_non_null(ans);
+	rc = cgt_runv(&out, NULL, argv);
+	ans = from_lines(out);
+	/* exit 0 when a line matched, 1 when none did (as rg) */
+	assert_int_equal(
+	    rc, json_array_size(json_object_get(ans, "matches")) > 0 ? 0 : 1);
 	ours = our_set(ans);
 	theirs = rg_set(pattern, rg_flags);
 	if (strcmp(ours, theirs) != 0)
@@ -803,6 +843,152 @@ test_grep_same_as_rg(void **state)
 	same_as_rg("BM25F", ARGS("--fixed", "--case-sensitive"),
 	           ARGS("-F", "-s"), 2);
 	same_as_rg("a.e", ARGS("--fixed"), ARGS("-F", "-i"), 0);
+	/* PCRE2 syntax, as agents type it for rg */
+	same_as_rg("line 0000\\d{2} of", NONE, ARGS("-i"), 99);
+	same_as_rg("\\bdeploy\\w*", NONE, ARGS("-i"), 3);
+	same_as_rg("(?i)bm25f", ARGS("-s"), ARGS("-s"), 3);
+	same_as_rg("\\d+ times", ARGS("-i"), ARGS("-i"), 0);
+}
+
+/* Lines of file rel (under ws) as a new array of strings. */
+static json_t *
+file_lines(const char *rel)
+{
+	char *path = cg_path_join(ws, rel);
+	FILE *f = fopen(path, "rb");
+	json_t *v = json_array();
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	assert_non_null(f);
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		if (n > 0 && line[n - 1] == '\n')
+			line[--n] = '\0';
+		json_array_append_new(v, json_stringn(line, (size_t)n));
+	}
+	free(line);
+	(void)fclose(f);
+	free(path);
+	return v;
+}
+
+/* -C/-B/-A: context lines are the file's own neighbours, each once. */
+static void
+test_grep_context(void **state)
+{
+	json_t *ans = run_tool(0, NULL, "grep", "-C", "2", "--fixed", "-s",
+	                       HUGE_CJK, NULL);
+	const json_t *m = json_array_get(json_object_get(ans, "matches"), 0);
+	json_t *lines = file_lines(HUGE_PAGE);
+	const json_t *c;
+	size_t i;
+	int64_t line = json_integer_value(json_object_get(m, "line"));
+
+	assert_int_equal(json_array_size(json_object_get(m, "before")), 2);
+	assert_int_equal(json_array_size(json_object_get(m, "after")), 2);
+	json_array_foreach(json_object_get(m, "before"), i, c) {
+		int64_t l = json_integer_value(json_object_get(c, "line"));
+
+		assert_int_equal(l, line - 2 + (int64_t)i);
+		assert_string_equal(
+		    json_string_value(json_object_get(c, "text")),
+		    json_string_value(json_array_get(lines, (size_t)l - 1)));
+	}
+	json_array_foreach(json_object_get(m, "after"), i, c)
+		assert_int_equal(json_integer_value(json_object_get(c, "line")),
+		                 line + 1 + (int64_t)i);
+	json_decref(ans);
+	/* -B 0 -A 1: after only; out of range is an error */
+	ans = run_tool(0, NULL, "grep", "-A1", "--fixed", HUGE_CJK, NULL);
+	m = json_array_get(json_object_get(ans, "matches"), 0);
+	assert_null(json_object_get(m, "before"));
+	assert_int_equal(json_array_size(json_object_get(m, "after")), 1);
+	json_decref(ans);
+	run_tool(2, NULL, "grep", "-C", "11", "x", NULL);
+	json_decref(lines);
+}
+
+/* Lines of the wiki files holding needle (a plain scan: fopen, strstr,
+ * binary files skipped, symlinks not followed), as sorted "path:line". */
+static char *
+plain_scan(const char *needle)
+{
+	char cmd[4096];
+	char rel[2048];
+	FILE *ls;
+	cg_buf b;
+	char *out;
+
+	(void)snprintf(cmd, sizeof(cmd),
+	               "cd '%s' && find . -path '*.guild/wiki/*' -type f "
+	               "-name '*.md' | sed 's|^./||'",
+	               ws);
+	ls = popen(cmd, "r");
+	assert_non_null(ls);
+	cg_buf_init(&b, 1u << 24);
+	while (fgets(rel, sizeof(rel), ls) != NULL) {
+		char *path;
+		FILE *f;
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t n;
+		cg_buf hits;
+		bool binary = false;
+
+		rel[strcspn(rel, "\n")] = '\0';
+		path = cg_path_join(ws, rel);
+		f = fopen(path, "rb");
+		free(path);
+		assert_non_null(f);
+		cg_buf_init(&hits, 1u << 20);
+		for (size_t ln = 1; (n = getline(&line, &cap, f)) >= 0; ln++) {
+			binary |= memchr(line, '\0', (size_t)n) != NULL;
+			if (strstr(line, needle) != NULL)
+				(void)cg_buf_printf(&hits, "%s:%zu\n", rel, ln);
+		}
+		if (!binary)
+			(void)cg_buf_puts(&b, cg_buf_str(&hits));
+		cg_buf_fini(&hits);
+		free(line);
+		(void)fclose(f);
+	}
+	(void)pclose(ls);
+	(void)cg_buf_puts(&b, "");
+	out = sort_lines(b.data);
+	cg_buf_fini(&b);
+	return out;
+}
+
+/* Never misses: every line a plain scan finds, grep finds, for literals
+ * and for the regexes that mean them. */
+static void
+test_grep_never_misses(void **state)
+{
+	static const char *const needles[] = {"deploy", "资格证", "Deploy",
+	                                      "BM25F", "pricing"};
+
+	for (size_t i = 0; i < sizeof(needles) / sizeof(needles[0]); i++) {
+		char *want = plain_scan(needles[i]);
+		json_t *lit =
+		    run_tool(strlen(want) > 0 ? 0 : 1, NULL, "grep", "--max",
+		             "10000", "-F", "-s", needles[i], NULL);
+		json_t *re = run_tool(strlen(want) > 0 ? 0 : 1, NULL, "grep",
+		                      "--max", "10000", "-s", needles[i], NULL);
+		char *a = our_set(lit);
+		char *b = our_set(re);
+
+		if (strcmp(a, want) != 0)
+			fprintf(stderr, "%s: grep\n%s\nscan\n%s\n", needles[i],
+			        a, want);
+		assert_string_equal(a, want);
+		assert_string_equal(b, want);
+		json_decref(lit);
+		json_decref(re);
+		free(a);
+		free(b);
+		free(want);
+	}
 }
 
 static void
@@ -874,8 +1060,12 @@ test_grep_invalid_regex(void **state)
 	run_tool(2, &err, "grep", "(unclosed", NULL);
 	assert_non_null(strstr(err, "invalid regular expression"));
 	free(err);
-	run_tool(2, &err, "grep", "(a)\\1", NULL);
-	assert_non_null(strstr(err, "back-reference"));
+	/* a pathological pattern: a clear error naming the file and line,
+	 * exit 2, long before the deadline */
+	run_tool(2, &err, "grep", "(?:.|.)+[!?]{3}$", NULL);
+	assert_non_null(strstr(err, "too costly"));
+	assert_non_null(strstr(err, "limit"));
+	assert_non_null(strstr(err, ".md"));
 	free(err);
 	run_tool(2, NULL, "grep", "--max", "0", "x", NULL);
 	run_tool(2, NULL, "grep", NULL);
@@ -884,7 +1074,7 @@ test_grep_invalid_regex(void **state)
 static void
 test_grep_symlinks_and_binary(void **state)
 {
-	json_t *ans = run_tool(0, NULL, "grep", "SECRETWORD", NULL);
+	json_t *ans = run_tool(1, NULL, "grep", "SECRETWORD", NULL);
 	const json_t *sk;
 	size_t i;
 	bool saw_link = false;
@@ -933,6 +1123,8 @@ main(void)
 	    cmocka_unit_test(test_status),
 	    cmocka_unit_test(test_status_unindexed),
 	    cmocka_unit_test(test_grep_same_as_rg),
+	    cmocka_unit_test(test_grep_context),
+	    cmocka_unit_test(test_grep_never_misses),
 	    cmocka_unit_test(test_grep_cjk_search_missed),
 	    cmocka_unit_test(test_grep_max_truncates),
 	    cmocka_unit_test(test_grep_invalid_regex),
