@@ -43,7 +43,8 @@ open_db(void)
 	        " ('归档', '', '使用 tar 归档 files 无限衍义 三张资格证',"
 	        "  'cjk', ''),"
 	        " ('Café', 'Ελλάδα', 'москва ＡＢＣ near a b c', '', ''),"
-	        " ('ひらがな', '한국어', 'カタカナ x y z 1 2 3', '', '');",
+	        " ('ひらがな', '한국어', 'カタカナ x y z 1 2 3', '', ''),"
+	        " ('ค้นหา', 'ພາສາລາວ', 'กุ้งแม่น้ำ wiki ខ្មែរ မြန်မာ', '', '');",
 	        NULL, NULL, NULL) != SQLITE_OK)
 		abort();
 }
@@ -80,8 +81,10 @@ check_token(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
 	if (memchr(tok, '"', (size_t)ntok) != NULL ||
 	    memchr(tok, ' ', (size_t)ntok) != NULL)
 		abort();
-	if (cjk && (ntok != end - start ||
-	            memcmp(tok, text + start, (size_t)ntok) != 0))
+	/* A CJK character is its own bytes; a cluster is normalised. */
+	if (cjk && cg_token_unit(tok, ntok) == CG_UNIT_OTHER &&
+	    (ntok != end - start ||
+	     memcmp(tok, text + start, (size_t)ntok) != 0))
 		abort();
 	return 0;
 }

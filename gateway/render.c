@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "common/cg_json.h"
+#include "page/token.h"
 
 #define BOLD  "\033[1m"
 #define MATCH "\033[1;31m"
@@ -61,7 +62,8 @@ title(cg_buf *out, const char *t, const cg_render_opts *o)
 }
 
 /* A snippet on one line: whitespace runs become one space, and it stops
- * after SNIPPET_MAX characters (code points) with an ellipsis.  With
+ * after SNIPPET_MAX characters (code points) with an ellipsis, at the end
+ * of a grapheme cluster (never between a Thai consonant and its marks).  With
  * colour each **mark** pair becomes colour on, colour off; without, the
  * marks are dropped (a reader knows the words it asked for, and an agent
  * pays for every character). */
@@ -71,6 +73,7 @@ snippet(cg_buf *out, const char *s, const cg_render_opts *o)
 	bool on = false;
 	bool space = false;
 	size_t shown = 0;
+	size_t n = strlen(s);
 
 	for (const char *p = s; *p; p++) {
 		bool lead = ((unsigned char)*p & 0xC0) != 0x80;
@@ -90,7 +93,8 @@ snippet(cg_buf *out, const char *s, const cg_render_opts *o)
 			space = shown > 0;
 			continue;
 		}
-		if (lead && shown >= SNIPPET_MAX) {
+		if (lead && shown >= SNIPPET_MAX &&
+		    !cg_token_joins(s, (size_t)(p - s), n)) {
 			(void)cg_buf_puts(out, "\xe2\x80\xa6");
 			break;
 		}

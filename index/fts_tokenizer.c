@@ -14,8 +14,11 @@
  * CG_PARA_MARK, which no query can hold: a phrase never runs from one
  * paragraph or list item into the next ("{{default}}`\n\n- Open" is not
  * the phrase "default open"), and a proximity window across one is a token
- * longer.  It must not emit forms or boundaries for queries, or keep state
- * between calls beyond its stemmer.
+ * longer.  A document's grapheme cluster (Thai, Lao, Khmer, Myanmar, ...)
+ * with marks after its base also gets its marked tails (page/token.h) as
+ * colocated tokens; a query phrase starting with CG_TAIL_MARK has that
+ * tail as its first token.  It must not emit forms, tails or boundaries
+ * for queries, or keep state between calls beyond its stemmer.
  */
 #include "index/fts_tokenizer.h"
 
@@ -43,6 +46,7 @@ struct cgw_call {
 	cg_stemmer *stem; /* NULL: no word forms nor boundaries (queries) */
 	const char *text; /* the document */
 	int prev_end;     /* end of the previous token; -1 before the first */
+	int base;         /* offset of text in what FTS5 passed */
 };
 
 /* True when text[from, to) (the gap between two tokens) ends a paragraph:
@@ -73,6 +77,23 @@ para_break(const char *text, int from, int to)
 	return false;
 }
 
+/* A document's cluster with marks after its base: its marked tails
+ * (page/token.h), colocated. */
+static int
+put_tails(struct cgw_call *call, const char *tok, int ntok, int start, int end)
+{
+	char tail[CG_TOKEN_MAX + 1];
+	int rc = SQLITE_OK;
+	int n;
+
+	for (int k = 1;
+	     rc == SQLITE_OK && (n = cg_token_tail(tok, ntok, k, tail)) > 0;
+	     k++)
+		rc = call->xToken(call->fts_ctx, FTS5_TOKEN_COLOCATED, tail, n,
+		                  start, end);
+	return rc;
+}
+
 static int
 cgw_forward(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
 {
@@ -87,9 +108,12 @@ cgw_forward(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
 		                  call->prev_end, start);
 	call->prev_end = end;
 	if (rc == SQLITE_OK)
-		rc = call->xToken(call->fts_ctx, 0, tok, ntok, start, end);
-	if (rc != SQLITE_OK || cjk || call->stem == NULL)
+		rc = call->xToken(call->fts_ctx, 0, tok, ntok,
+		                  call->base + start, call->base + end);
+	if (rc != SQLITE_OK || call->stem == NULL)
 		return rc;
+	if (cjk)
+		return put_tails(call, tok, ntok, start, end);
 	n = cg_token_form(call->stem, tok, ntok, form);
 	if (n == 0 ||
 	    (n - 1 == ntok && memcmp(form + 1, tok, (size_t)ntok) == 0))
@@ -125,6 +149,25 @@ cgw_delete(Fts5Tokenizer *t)
 	sqlite3_free(t);
 }
 
+/* A query phrase that starts with a marked tail (page/query.c writes one
+ * for a query starting inside a cluster): the tail up to the first space
+ * is one token as it is, the rest is tokenized as usual. */
+static int
+query_tail(struct cgw_call *call, const char *text, int n)
+{
+	const char *sp = memchr(text, ' ', (size_t)n);
+	int len = sp != NULL ? (int)(sp - text) : n;
+	int rc;
+
+	if (len > CG_TOKEN_MAX + 1)
+		return SQLITE_OK;
+	rc = call->xToken(call->fts_ctx, 0, text, len, 0, len);
+	if (rc != SQLITE_OK || len == n)
+		return rc;
+	call->base = len;
+	return cg_token_each(text + len, n - len, cgw_forward, call);
+}
+
 /* Same words for documents, queries and auxiliary functions; word forms
  * and paragraph boundaries for documents; a marked form in a query as it
  * is. */
@@ -140,6 +183,8 @@ cgw_tokenize(Fts5Tokenizer *t, void *fts_ctx, int flags, const char *text,
 	if ((flags & FTS5_TOKENIZE_QUERY) && text[0] == CG_FORM_MARK)
 		return n <= CG_FORM_MAX ? xToken(fts_ctx, 0, text, n, 0, n)
 		                        : SQLITE_OK;
+	if ((flags & FTS5_TOKENIZE_QUERY) && text[0] == CG_TAIL_MARK)
+		return query_tail(&call, text, n);
 	if ((flags & FTS5_TOKENIZE_DOCUMENT) != 0)
 		call.stem = ((struct cgw_tokenizer *)t)->stem;
 	return cg_token_each(text, n, cgw_forward, &call);

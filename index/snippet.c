@@ -201,7 +201,16 @@ phrase_at(const struct column *c, const struct phrase *p, size_t off)
 		const struct tok *t = &c->v[off + (size_t)k];
 
 		bool pre = p->prefix && k == p->n - 1;
+		int m = p->len[k] - 1; /* the marks of a tail token */
 
+		if (p->len[k] > 1 && p->tok[k][0] == CG_TAIL_MARK) {
+			/* a cluster's marked tail: the cluster ends with it */
+			if (t->ntext <= m ||
+			    memcmp(c->arena.data + t->text + t->ntext - m,
+			           p->tok[k] + 1, (size_t)m) != 0)
+				return false;
+			continue;
+		}
 		if ((pre ? t->ntext < p->len[k] : t->ntext != p->len[k]) ||
 		    memcmp(c->arena.data + t->text, p->tok[k],
 		           (size_t)p->len[k]) != 0)

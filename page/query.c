@@ -67,6 +67,11 @@ struct parse {
 	int unit_prefix;     /* the excluded unit ends in '*' */
 	enum unit_kind kind; /* of the unit being read */
 	bool or_pending;     /* an OR sits before the unit being read */
+	bool run_cluster;    /* the run's last token is a grapheme cluster */
+	char marks[CG_TOKEN_MAX]; /* held marks with no base (see hold) */
+	int nmarks;               /* bytes in marks; 0: none held */
+	int marks_start;          /* their offsets in the unit */
+	int marks_end;
 };
 
 /* Returned by on_token to end the walk at the token cap; not an error. */
@@ -122,8 +127,8 @@ add_term(struct parse *p, const char *s, size_t n, const cg_qterm *shape)
 	q->terms[q->n] = *shape;
 	q->terms[q->n].text = text;
 	q->terms[q->n].alt = take_or(p);
-	if (shape->prefix)
-		q->nophrase = 1;
+	if (shape->prefix && !shape->cjk)
+		q->nophrase = 1; /* a cluster run's exact phrase still ranks */
 	q->n++;
 	return 0;
 }
@@ -133,11 +138,17 @@ flush_run(struct parse *p)
 {
 	int rc = 0;
 
+	/* A run ending in a grapheme cluster matches any cluster that one
+	 * begins: a query cut inside a cluster can only lack its trailing
+	 * marks, and is treated as the cluster it touches. */
 	if (p->run_ntok > 0)
 		rc = add_term(p, p->run.data, p->run.len,
-		              &(cg_qterm){.ntok = p->run_ntok, .cjk = 1});
+		              &(cg_qterm){.ntok = p->run_ntok,
+		                          .cjk = 1,
+		                          .prefix = p->run_cluster});
 	cg_buf_reset(&p->run);
 	p->run_ntok = 0;
+	p->run_cluster = false;
 	return rc;
 }
 
@@ -165,13 +176,75 @@ extend_run(struct parse *p, const char *tok, int ntok, int start)
 	if (rc != 0)
 		return rc;
 	p->run_ntok++;
+	p->run_cluster = cg_token_unit(tok, ntok) == CG_UNIT_CLUSTER;
 	return 0;
 }
 
+static int take_token(struct parse *p, const char *tok, int ntok, int start,
+                      int end, bool cjk);
+
+/* Takes the held marks as a token of their own (nothing followed them). */
+static int
+take_marks(struct parse *p)
+{
+	char m[CG_TOKEN_MAX];
+	int n = p->nmarks;
+
+	if (n == 0)
+		return 0;
+	memcpy(m, p->marks, (size_t)n);
+	p->nmarks = 0;
+	return take_token(p, m, n, p->marks_start, p->marks_end, true);
+}
+
+/* Takes the held marks as the marked tail (token.h) of the cluster they
+ * cut: the cluster right after them follows in the run. */
+static int
+take_tail(struct parse *p)
+{
+	char t[CG_TOKEN_MAX + 1];
+	int n = p->nmarks;
+
+	t[0] = CG_TAIL_MARK;
+	memcpy(t + 1, p->marks, (size_t)n);
+	p->nmarks = 0;
+	return take_token(p, t, n + 1, p->marks_start, p->marks_end, true);
+}
+
+/*
+ * Marks with no base (a query starting inside a cluster, "่ง") are held:
+ * when a cluster follows them directly they are the tail of the cluster
+ * the query cuts, looked up as the marked tail the index stores next to
+ * every cluster with marks; alone, they are searched as they are.
+ */
 static int
 on_token(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
 {
 	struct parse *p = ctx;
+	int rc = 0;
+
+	if (p->nmarks > 0)
+		rc = cjk && start == p->marks_end &&
+		             cg_token_unit(tok, ntok) == CG_UNIT_CLUSTER
+		         ? take_tail(p)
+		         : take_marks(p);
+	if (rc != 0)
+		return rc;
+	if (cjk && cg_token_unit(tok, ntok) == CG_UNIT_MARKS) {
+		memcpy(p->marks, tok, (size_t)ntok);
+		p->nmarks = ntok;
+		p->marks_start = start;
+		p->marks_end = end;
+		return 0;
+	}
+	return take_token(p, tok, ntok, start, end, cjk);
+}
+
+/* Takes one token into the unit being read. */
+static int
+take_token(struct parse *p, const char *tok, int ntok, int start, int end,
+           bool cjk)
+{
 	int rc = 0;
 
 	if (p->ntok >= CG_QUERY_MAX_TOKENS) {
@@ -260,7 +333,10 @@ read_unit(struct parse *p, const char *text, int from, int to,
 	}
 	if (kind == UNIT_EXCLUDE)
 		p->or_pending = false;
+	p->nmarks = 0;
 	rc = cg_token_each(text + from, to - from, on_token, p);
+	if (rc == 0)
+		rc = take_marks(p);
 	capped = rc == WALK_CAPPED;
 	if (capped)
 		rc = 0;

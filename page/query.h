@@ -5,8 +5,9 @@
  * tokenizer (token.h) and every term is emitted as a double-quoted FTS5
  * string, so quotes, '*', '-', NEAR, AND/OR/NOT, ':' and brackets are plain
  * text unless they are the query syntax below.  A term is one Latin token,
- * one maximal run of adjacent CJK characters (matched as a phrase of its
- * characters), or one quoted phrase.
+ * one maximal run of adjacent CJK characters or grapheme clusters of a
+ * script without spaces (Thai, Lao, Khmer, Myanmar, ...: token.h; matched
+ * as a phrase of its characters or clusters), or one quoted phrase.
  *
  * The query syntax (README "Query syntax"; the only operators there are):
  *   "exact phrase"  one term, matched as a phrase and required: only rows
@@ -39,13 +40,23 @@
  *   class uses q->phrase, which keeps every token (and is not cut at
  *   CG_QUERY_MAX_TERMS), so the exact phrase stays exact.
  * - There is no PHRASE class when the query has an OR or a prefix term
- *   (the tokens in order mean nothing then).
+ *   (the tokens in order mean nothing then); a cluster run's implicit
+ *   prefix (below) keeps it: PHRASE then asks for the exact clusters.
+ * - Grapheme clusters (decision, issue 16): a run ending in a cluster is a
+ *   prefix term (its last cluster matches any cluster it begins, "ค" finds
+ *   "ค้น"), because a query cut inside a cluster can only lack the
+ *   cluster's trailing marks; marks with no base at the start of a run
+ *   ("่ง", cut after the base) become the marked tail of the cluster they
+ *   touch (token.h: "\x03่ ง"), which the index stores next to every
+ *   cluster with marks; alone, they are searched as they are.  Quoted
+ *   phrases and exclusions take the clusters exactly (no prefix; leading
+ *   marks become a tail the same way).
  * - Inside an OR group a quoted phrase is an alternative, not required.
  * - Only the first CG_QUERY_MAX_TOKENS tokens are read (truncated is set):
  *   a hostile query of 2000 one-letter words or 1300 CJK characters cost
  *   0.5-2 s per query on the 9k-page tldr index without this cap.
- * - CJK characters separated by anything (a space, punctuation) are
- *   separate terms: "限 衍" is two terms, "限衍" one.
+ * - CJK characters (and clusters) separated by anything (a space,
+ *   punctuation) are separate terms: "限 衍" is two terms, "限衍" one.
  * - Stopwords (a short list of English function words: "a", "the", "how",
  *   "do", "i", ...) are not terms when the query has another word: they
  *   can never be the only reason for a hit, and are not highlighted.  They

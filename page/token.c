@@ -1,13 +1,17 @@
 /*
  * token.c - the project tokenizer: splits UTF-8 text into folded Latin-style
- * words and single CJK characters, and exposes the same walk to SQLite as the
- * FTS5 tokenizer "cgw", so the index and the query parser cannot disagree.
+ * words, single CJK characters and single grapheme clusters of the scripts
+ * written without spaces (Thai, Lao, Khmer, Myanmar, ...), and exposes the
+ * same walk to SQLite as the FTS5 tokenizer "cgw", so the index and the
+ * query parser cannot disagree.
  *
  * It decodes with cg_utf8_decode only, writes each word into a fixed stack
  * buffer (no allocation per token), and never changes the text it is given.
  * Folding outside its own small tables is libutf8proc's, and word forms are
- * libstemmer's (cg_token_form); it must not grow language knowledge of its
- * own: no hand-written stemming rules, no dictionary segmentation.
+ * libstemmer's (cg_token_form), and grapheme clusters and their
+ * normalisation are libutf8proc's too; it must not grow language knowledge
+ * of its own: no hand-written stemming rules, no dictionary segmentation,
+ * no hand-written cluster rules (only the list of script blocks).
  */
 #include "page/token.h"
 
@@ -21,9 +25,10 @@
 
 /* What a code point does to the token stream. */
 enum cls {
-	CLS_SEP,  /* ends the word in progress */
-	CLS_WORD, /* part of a folded word */
-	CLS_CJK,  /* a token of its own, emitted as is */
+	CLS_SEP,     /* ends the word in progress */
+	CLS_WORD,    /* part of a folded word */
+	CLS_CJK,     /* a token of its own, emitted as is */
+	CLS_CLUSTER, /* starts a grapheme cluster that is a token of its own */
 };
 
 /* A closed range of code points. */
@@ -74,6 +79,25 @@ static const struct cp_range cjk_ranges[] = {
     {0xF900, 0xFAFF},   /* Han compatibility */
     {0xFF66, 0xFF9F},   /* halfwidth Katakana */
     {0x20000, 0x2FFFF}, /* Han extensions B and later */
+};
+
+/* Blocks of the scripts written without spaces between words whose unit
+ * is the grapheme cluster (Unicode line-break class SA, "South East
+ * Asian"): their letters, marks and digits form clusters; their
+ * punctuation and symbols separate (by general category, utf8proc's). */
+static const struct cp_range cluster_ranges[] = {
+    {0x0E00, 0x0E7F},   /* Thai */
+    {0x0E80, 0x0EFF},   /* Lao */
+    {0x1000, 0x109F},   /* Myanmar */
+    {0x1780, 0x17FF},   /* Khmer */
+    {0x1950, 0x197F},   /* Tai Le */
+    {0x1980, 0x19DF},   /* New Tai Lue */
+    {0x19E0, 0x19FF},   /* Khmer symbols */
+    {0x1A20, 0x1AAF},   /* Tai Tham */
+    {0xA9E0, 0xA9FF},   /* Myanmar extended-B */
+    {0xAA60, 0xAA7F},   /* Myanmar extended-A */
+    {0xAA80, 0xAADF},   /* Tai Viet */
+    {0x11700, 0x1174F}, /* Ahom */
 };
 
 /*
@@ -174,6 +198,58 @@ cg_token_is_cjk(uint32_t cp)
 	                 sizeof(cjk_ranges) / sizeof(cjk_ranges[0]));
 }
 
+bool
+cg_token_is_cluster(uint32_t cp)
+{
+	if (cp < 0x0E00)
+		return false;
+	return in_ranges(cp, cluster_ranges,
+	                 sizeof(cluster_ranges) / sizeof(cluster_ranges[0]));
+}
+
+enum cg_unit
+cg_token_unit(const char *tok, int ntok)
+{
+	uint32_t cp = 0;
+	int bc;
+
+	if (ntok < 1 ||
+	    cg_utf8_decode((const unsigned char *)tok, (size_t)ntok, &cp) ==
+	        0 ||
+	    !cg_token_is_cluster(cp))
+		return CG_UNIT_OTHER;
+	/* A cluster UAX #29 would have joined to the character before it
+	 * (Myanmar's tall AA and visarga are clusters of their own). */
+	bc = utf8proc_get_property((utf8proc_int32_t)cp)->boundclass;
+	return bc == UTF8PROC_BOUNDCLASS_EXTEND ||
+	               bc == UTF8PROC_BOUNDCLASS_SPACINGMARK ||
+	               bc == UTF8PROC_BOUNDCLASS_ZWJ
+	           ? CG_UNIT_MARKS
+	           : CG_UNIT_CLUSTER;
+}
+
+/* True for a punctuation, symbol, separator or control code point. */
+static bool
+is_punct_or_symbol(uint32_t cp)
+{
+	switch (utf8proc_category((utf8proc_int32_t)cp)) {
+	case UTF8PROC_CATEGORY_LU:
+	case UTF8PROC_CATEGORY_LL:
+	case UTF8PROC_CATEGORY_LT:
+	case UTF8PROC_CATEGORY_LM:
+	case UTF8PROC_CATEGORY_LO:
+	case UTF8PROC_CATEGORY_MN:
+	case UTF8PROC_CATEGORY_MC:
+	case UTF8PROC_CATEGORY_ME:
+	case UTF8PROC_CATEGORY_ND:
+	case UTF8PROC_CATEGORY_NL:
+	case UTF8PROC_CATEGORY_NO:
+		return false;
+	default:
+		return true;
+	}
+}
+
 static bool
 is_ascii_alnum(uint32_t cp)
 {
@@ -189,6 +265,8 @@ classify(uint32_t cp)
 		return is_ascii_alnum(cp) ? CLS_WORD : CLS_SEP;
 	if (cg_token_is_cjk(cp))
 		return CLS_CJK;
+	if (cg_token_is_cluster(cp))
+		return is_punct_or_symbol(cp) ? CLS_SEP : CLS_CLUSTER;
 	if (in_ranges(cp, sep_ranges,
 	              sizeof(sep_ranges) / sizeof(sep_ranges[0])))
 		return CLS_SEP;
@@ -404,6 +482,118 @@ bracket_skip(const unsigned char *u, int i, int n, bool *in_group)
 	return 1;
 }
 
+/* Code points a cluster token is normalised in; a longer cluster is
+ * emitted as its bytes, cut at CG_TOKEN_MAX. */
+#define CLUSTER_CP_MAX CG_TOKEN_MAX
+
+/* The end of the grapheme cluster starting at u[i] (utf8proc's extended
+ * grapheme clusters, UAX #29): a cluster is never split. */
+static int
+cluster_end(const unsigned char *u, int i, int n)
+{
+	utf8proc_int32_t state = 0;
+	uint32_t prev = 0;
+	int j = i + cg_utf8_decode(u + i, (size_t)(n - i), &prev);
+
+	while (j < n) {
+		uint32_t cp = 0;
+		int clen = cg_utf8_decode(u + j, (size_t)(n - j), &cp);
+
+		if (clen == 0 ||
+		    utf8proc_grapheme_break_stateful(
+		        (utf8proc_int32_t)prev, (utf8proc_int32_t)cp, &state))
+			break;
+		prev = cp;
+		j += clen;
+	}
+	return j;
+}
+
+bool
+cg_token_joins(const char *text, size_t at, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)text;
+	size_t from = at;
+	uint32_t prev = 0;
+	uint32_t cp = 0;
+
+	if (at == 0 || at >= n)
+		return false;
+	while (from > 0 && (u[from - 1] & 0xC0) == 0x80 && at - from < 3)
+		from--;
+	if (from == 0 ||
+	    cg_utf8_decode(u + from - 1, n - from + 1, &prev) !=
+	        (int)(at - from + 1) ||
+	    cg_utf8_decode(u + at, n - at, &cp) == 0)
+		return false;
+	return !utf8proc_grapheme_break((utf8proc_int32_t)prev,
+	                                (utf8proc_int32_t)cp);
+}
+
+int
+cg_token_tail(const char *tok, int ntok, int k, char *out)
+{
+	const unsigned char *u = (const unsigned char *)tok;
+	int at = 0;
+
+	if (k < 1 || cg_token_unit(tok, ntok) != CG_UNIT_CLUSTER)
+		return 0;
+	for (int i = 0; i < k && at < ntok; i++) {
+		uint32_t cp = 0;
+		int clen = cg_utf8_decode(u + at, (size_t)(ntok - at), &cp);
+
+		if (clen == 0)
+			return 0;
+		at += clen;
+	}
+	if (at >= ntok || ntok - at + 1 > CG_TOKEN_MAX + 1)
+		return 0;
+	out[0] = CG_TAIL_MARK;
+	memcpy(out + 1, tok + at, (size_t)(ntok - at));
+	return ntok - at + 1;
+}
+
+/* Cuts a UTF-8 string of len bytes to at most CG_TOKEN_MAX bytes at a
+ * code point boundary. */
+static int
+cut_utf8(const char *s, int len)
+{
+	if (len <= CG_TOKEN_MAX)
+		return len;
+	len = CG_TOKEN_MAX;
+	while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80)
+		len--;
+	return len;
+}
+
+/* Emits the cluster text[i, j) as one token: canonically composed and
+ * ordered (NFC, so the tone mark and the vowel mark of a Thai syllable
+ * typed in either order are the same token), default-ignorable code
+ * points (ZWJ, ZWNJ, ZWSP) dropped. */
+static int
+emit_cluster(const char *text, int i, int j, cg_token_cb cb, void *ctx)
+{
+	utf8proc_int32_t buf[CLUSTER_CP_MAX + 1];
+	utf8proc_ssize_t n = -1;
+	int len;
+
+	if (j - i <= CLUSTER_CP_MAX)
+		n = utf8proc_decompose((const utf8proc_uint8_t *)text + i,
+		                       j - i, buf, CLUSTER_CP_MAX,
+		                       UTF8PROC_STABLE | UTF8PROC_DECOMPOSE |
+		                           UTF8PROC_IGNORE);
+	if (n > 0 && n <= CLUSTER_CP_MAX)
+		n = utf8proc_reencode(buf, n,
+		                      UTF8PROC_STABLE | UTF8PROC_COMPOSE);
+	if (n <= 0 || n > (utf8proc_ssize_t)sizeof(buf) - 1) {
+		/* Longer than CLUSTER_CP_MAX: its bytes, cut. */
+		len = cut_utf8(text + i, j - i);
+		return len > 0 ? cb(ctx, text + i, len, i, j, true) : 0;
+	}
+	len = cut_utf8((const char *)buf, (int)n);
+	return cb(ctx, (const char *)buf, len, i, j, true);
+}
+
 int
 cg_token_each(const char *text, int n, cg_token_cb cb, void *ctx)
 {
@@ -436,8 +626,14 @@ cg_token_each(const char *text, int n, cg_token_cb cb, void *ctx)
 			continue;
 		}
 		rc = flush_word(&w);
-		if (rc == 0 && c == CLS_CJK)
+		if (rc == 0 && c == CLS_CLUSTER) {
+			int j = cluster_end(u, i, n);
+
+			rc = emit_cluster(text, i, j, cb, ctx);
+			clen = j - i;
+		} else if (rc == 0 && c == CLS_CJK) {
 			rc = cb(ctx, text + i, clen, i, i + clen, true);
+		}
 		if (rc != 0)
 			return rc;
 		i += clen;

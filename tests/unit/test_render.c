@@ -105,6 +105,31 @@ test_snippet_cut(void **state)
 	json_decref(ans);
 }
 
+/* A Thai snippet is cut after the tone mark of the cluster at the cut,
+ * never between the consonant and its mark (issue 16). */
+static void
+test_snippet_cut_cluster(void **state)
+{
+	char longs[400] = "**x** ";
+	json_t *ans;
+	char *t;
+
+	(void)state;
+	/* x, a space and 57 consonants: the 60th character is KHO KHWAI,
+	 * and its MAI THO would be the 61st */
+	for (int i = 0; i < 57; i++)
+		(void)strncat(longs, "\u0e01",
+		              sizeof(longs) - strlen(longs) - 1);
+	(void)strncat(longs, "\u0e04\u0e49\u0e19\u0e2b\u0e32",
+	              sizeof(longs) - strlen(longs) - 1);
+	ans = answer(json_pack("[o]", hit("x.md", "X", longs)), json_array(),
+	             "ok");
+	t = render(ans, false);
+	assert_non_null(strstr(t, "\u0e01\u0e04\u0e49\u2026\n"));
+	free(t);
+	json_decref(ans);
+}
+
 static void
 test_color(void **state)
 {
@@ -180,6 +205,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hit_lines),
 	    cmocka_unit_test(test_snippet_cut),
+	    cmocka_unit_test(test_snippet_cut_cluster),
 	    cmocka_unit_test(test_color),
 	    cmocka_unit_test(test_conflict_and_silent_node),
 	    cmocka_unit_test(test_shorter_than_json),
