@@ -102,6 +102,15 @@ int cli_load_config(const cli_args *a, struct cg_config *cfg, cg_err *err);
 		"verbose", false, false, "(-v) the nodes' log lines too" \
 	}
 
+/* The workspace scope of a command whose tools take one (query, list,
+ * map, grep, status): cli_session_call adds it as the "workspace"
+ * argument (gateway/scope.h) to every tool that takes it. */
+#define CLI_SCOPE_OPT                                                \
+	{                                                            \
+		"workspace-name", true, true,                        \
+		    "only this workspace of the roster (repeatable)" \
+	}
+
 /* Where a command's requests go: an in-process gateway (--workspace,
  * --config) or a running one (--gateway URL). */
 #include "conf/config.h"
@@ -111,13 +120,15 @@ int cli_load_config(const cli_args *a, struct cg_config *cfg, cg_err *err);
 typedef struct cli_session {
 	cg_config cfg;
 	int have_cfg;
-	cg_gateway *gw; /* embedded */
-	cg_fed *fed;    /* embedded: the gateway's federation (borrowed) */
-	char *remote;   /* --gateway URL */
-	int unsynced;   /* sources (or whole nodes) the last sync failed */
-	char *auth;     /* "Authorization: Bearer <token>" or NULL; wiped
-	                   when the session closes */
-	cli_logger log; /* the nodes' lines: warnings, or all with -v */
+	cg_gateway *gw;     /* embedded */
+	cg_fed *fed;        /* embedded: the gateway's federation (borrowed) */
+	char *remote;       /* --gateway URL */
+	int unsynced;       /* sources (or whole nodes) the last sync failed */
+	char *auth;         /* "Authorization: Bearer <token>" or NULL; wiped
+	                       when the session closes */
+	cli_logger log;     /* the nodes' lines: warnings, or all with -v */
+	const char **scope; /* --workspace-name values (borrowed), or NULL */
+	size_t nscope;
 } cli_session;
 
 int cli_session_open(cli_session *s, const cli_args *a, cg_err *err);

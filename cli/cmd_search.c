@@ -39,6 +39,7 @@ static const cli_opt query_opts[] = {
     {"updated-since", true, false, "YYYY-MM-DD (inclusive)"},
     {"tag", true, false, "tag (case-insensitive)"},
     {"source", true, true, "limit to a source (repeatable)"},
+    CLI_SCOPE_OPT,
     {"limit", true, false, "hits to return (default 20, max 500)"},
     {"explain", false, false, "show match class, scores, index work"},
     {"help", false, false, "show this help"},

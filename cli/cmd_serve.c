@@ -116,6 +116,7 @@ make_tokens(const cg_config *cfg, cg_http_token **tokens, cg_acl **acls)
 	for (size_t i = 0; i < cfg->ntokens; i++) {
 		(*acls)[i].allow = json_incref(cfg->tokens[i].allow);
 		(*acls)[i].deny = json_incref(cfg->tokens[i].deny);
+		(*tokens)[i].name = cfg->tokens[i].name;
 		(*tokens)[i].secret = cfg->tokens[i].secret;
 		(*tokens)[i].acl = &(*acls)[i];
 	}
@@ -345,6 +346,8 @@ run(const cli_args *a, cg_err *err)
 		ho.tokens = s.cur.tokens;
 		ho.ntokens = s.cur.cfg.ntokens;
 		ho.tokens_configured = s.cur.cfg.ntokens > 0;
+		ho.log = cli_log;
+		ho.log_ctx = &s.log;
 		rc = cg_http_new(&s.h, &ho, err);
 	}
 	if (rc == 0) {

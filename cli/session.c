@@ -9,8 +9,10 @@
  * POSTs each MCP message to its /mcp.  Either way
  * a command sees one JSON answer, and an error the same code: the
  * gateway's error names are read back with cg_code_from_name, so both
- * paths exit alike (tests/integration/test_cli_errors.c).  It must not
- * keep an error map of its own.
+ * paths exit alike (tests/integration/test_cli_errors.c).  A command's
+ * --workspace-name values become the "workspace" argument of every tool
+ * call that takes one (and gives none), embedded or remote alike.  It
+ * must not keep an error map of its own.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -57,6 +59,7 @@ session_open(cli_session *s, const cli_args *a, bool oneshot, cg_err *err)
 	int rc;
 
 	memset(s, 0, sizeof(s[0]));
+	s->nscope = cli_all(a, "workspace-name", &s->scope);
 	if (cli_get(a, "gateway") != NULL) {
 		if (cli_get(a, "workspace") || cli_get(a, "config"))
 			return cg_err_set(err, CG_EINVAL,
@@ -340,13 +343,50 @@ cli_session_mcp(cli_session *s, const char *msg, size_t len, cg_buf *out,
 	return rc;
 }
 
+/* Whether tool takes a "workspace" argument (its input schema says). */
+static bool
+takes_workspace(const char *tool)
+{
+	const cg_api_tool *t = cg_api_find(tool);
+	json_t *in = t ? json_loads(t->input_schema, 0, NULL) : NULL;
+	bool yes = json_object_get(json_object_get(in, "properties"),
+	                           "workspace") != NULL;
+
+	json_decref(in);
+	return yes;
+}
+
+/* args with the session's workspace scope (a new reference). */
+static json_t *
+scoped(const cli_session *s, const char *tool, const json_t *args)
+{
+	json_t *v = args ? json_copy((json_t *)args) : json_object();
+	json_t *l;
+
+	if (v == NULL || s->nscope == 0 || !takes_workspace(tool) ||
+	    json_object_get(v, "workspace") != NULL)
+		return v;
+	l = json_array();
+	for (size_t i = 0; i < s->nscope; i++)
+		json_array_append_new(l, json_string(s->scope[i]));
+	json_object_set_new(v, "workspace", l);
+	return v;
+}
+
 int
 cli_session_call(cli_session *s, const char *tool, const json_t *args,
                  json_t **out, cg_err *err)
 {
-	if (s->remote != NULL)
-		return remote_call(s, tool, args, out, err);
-	return cg_api_call(s->fed, tool, args, out, err);
+	json_t *v = scoped(s, tool, args);
+	int rc;
+
+	*out = NULL;
+	if (v == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	rc = s->remote != NULL ? remote_call(s, tool, v, out, err)
+	                       : cg_api_call(s->fed, tool, v, out, err);
+	json_decref(v);
+	return rc;
 }
 
 int

@@ -38,3 +38,14 @@ cg_json_text(const char *s)
 	free(clean);
 	return j;
 }
+
+void
+cg_json_bump(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (v == NULL)
+		json_object_set_new(o, key, json_integer(1));
+	else
+		json_integer_set(v, json_integer_value(v) + 1);
+}

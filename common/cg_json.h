@@ -17,6 +17,10 @@ const char *cg_json_str(const json_t *o, const char *key);
 /* The string at o[key], or NULL likewise. */
 const char *cg_json_str_or_null(const json_t *o, const char *key);
 
+/* Adds 1 to the integer at o[key], setting it to 1 when absent (a
+ * counter kept in a JSON object). */
+void cg_json_bump(json_t *o, const char *key);
+
 /* A new JSON string of s with invalid UTF-8 replaced by U+FFFD (jansson
  * refuses it), or null when s is NULL; NULL only when out of memory. */
 json_t *cg_json_text(const char *s);

@@ -16,6 +16,7 @@
 #include "federation/fed_search.h"
 #include "federation/fed_walk.h"
 #include "gateway/access.h"
+#include "gateway/facets.h"
 #include "gateway/schema.h"
 #include "gateway/scope.h"
 #include "page/grep.h"
@@ -81,12 +82,14 @@ scope_args(cg_fed *fed, const json_t *args, const char ***v, size_t *n,
 /* --- search --------------------------------------------------------------- */
 
 static const char *const search_args[] = {
-    "q",   "category", "owner", "confidence", "updated_since",
-    "tag", "source",   "limit", "workspace",  "explain",
-    NULL};
-static const char *const search_ints[] = {"limit", NULL};
-static const char *const search_bools[] = {"explain", NULL};
-static const char *const search_lists[] = {"source", "workspace", NULL};
+    "q",      "category", "owner", "confidence", "updated_since",
+    "tag",    "source",   "limit", "workspace",  "explain",
+    "offset", "facets",   "total", NULL};
+static const char *const search_ints[] = {"limit", "offset", NULL};
+static const char *const search_bools[] = {"explain", "total", NULL};
+static const char *const search_lists[] = {"source", "workspace", "facets",
+                                           NULL};
+static const char *const scope_lists[] = {"source", "workspace", NULL};
 
 static int
 tool_search(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
@@ -94,11 +97,14 @@ tool_search(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	const char **sources = NULL;
 	json_t *hold = NULL;
 	cg_search_req r;
+	cg_facets_req fr;
 	const json_t *ex = json_object_get(args, "explain");
 	int rc;
 
 	memset(&r, 0, sizeof(r));
 	rc = cg_args_check(args, search_args, "argument", err);
+	if (rc == 0)
+		rc = cg_facets_args(args, &fr, err);
 	if (rc == 0)
 		rc = cg_args_str(args, "q", &r.text, err);
 	if (rc == 0)
@@ -114,7 +120,8 @@ tool_search(cg_fed *fed, const json_t *args, json_t **out, cg_err *err)
 	if (r.text == NULL)
 		r.text = "";
 	if (rc == 0)
-		rc = cg_fed_search(fed, &r, out, err);
+		rc = fr.paged ? cg_facets_search(fed, &r, &fr, out, err)
+		              : cg_fed_search(fed, &r, out, err);
 	free(sources);
 	json_decref(hold);
 	return rc;
@@ -354,7 +361,17 @@ static const cg_api_tool tools[] = {
      "words\"}," FILTER_SCHEMA ","
      "\"limit\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":500,"
      "\"default\":20},"
-     "\"explain\":{\"type\":\"boolean\"}},\"required\":[\"q\"],"
+     "\"explain\":{\"type\":\"boolean\"},"
+     "\"offset\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":499,"
+     "\"description\":\"skip this many hits; with it the answer has "
+     "total, total_relation and next_offset (offset + limit <= 500)\"},"
+     "\"total\":{\"type\":\"boolean\",\"description\":\"count the "
+     "whole result (total, total_relation) without offset\"},"
+     "\"facets\":{\"type\":\"array\",\"items\":{\"type\":"
+     "\"string\",\"description\":\"source, workspace, category, "
+     "confidence, owner, tag or match; a comma list is accepted\"},"
+     "\"description\":\"count hits by these fields over the whole "
+     "result, not only the page\"}},\"required\":[\"q\"],"
      "\"additionalProperties\":false}",
      tool_search, cg_render_search, search_ints, search_bools, search_lists},
     {"read", "Read a page",
@@ -392,7 +409,7 @@ static const cg_api_tool tools[] = {
      "\"string\"}," FILTER_SCHEMA ",\"limit\":{\"type\":\"integer\","
      "\"minimum\":1,\"maximum\":500},\"offset\":{\"type\":"
      "\"integer\",\"minimum\":0}},\"additionalProperties\":false}",
-     tool_list, cg_render_list, list_ints, NULL, search_lists},
+     tool_list, cg_render_list, list_ints, NULL, scope_lists},
     {"grep", "Grep the page files",
      "Exhaustive regex (PCRE2, Perl syntax as ripgrep: \\d, \\w, \\b, "
      "(?i), lookaround) or literal search over the page files "
@@ -410,20 +427,20 @@ static const cg_api_tool tools[] = {
      "\"description\":\"lines before and after each match\"},"
      "\"prefix\":{\"type\":\"string\"}," SCOPE_SCHEMA "},\"required\":"
      "[\"pattern\"],\"additionalProperties\":false}",
-     tool_grep, cg_render_grep, grep_ints, grep_bools, search_lists},
+     tool_grep, cg_render_grep, grep_ints, grep_bools, scope_lists},
     {"map", "Map of sources and titles",
      "The tree of sources, categories and page titles, cut to a "
      "character budget with counts of what was left out.",
      "{\"type\":\"object\",\"properties\":{\"prefix\":{\"type\":"
      "\"string\"}," FILTER_SCHEMA ",\"budget\":{\"type\":\"integer\","
      "\"minimum\":100}},\"additionalProperties\":false}",
-     tool_map, cg_render_map, map_ints, NULL, search_lists},
+     tool_map, cg_render_map, map_ints, NULL, scope_lists},
     {"status", "Index and node status",
      "Nodes and sources: health, page counts, index generations and "
      "ages, and each corpus's cached commit and freshness.",
      "{\"type\":\"object\",\"properties\":{" SCOPE_SCHEMA "},"
      "\"additionalProperties\":false}",
-     tool_status, cg_render_status, NULL, NULL, search_lists},
+     tool_status, cg_render_status, NULL, NULL, scope_lists},
 };
 
 const char *

@@ -3,8 +3,10 @@
  *   GET  /healthz            {"ok":true,"version":"x.y.z"}
  *   GET  /readyz             {"ready":true} once the owner says so
  *                            (cg_http_set_ready), else 503
- *   GET  /metrics            Prometheus text
+ *   GET  /metrics            Prometheus text (metrics.h)
+ *   GET  /v1/openapi.json    the OpenAPI 3.1 description (openapi.h)
  *   GET  /v1/<tool>?...      the JSON API (api.h); repeat a list argument
+ *   POST /v1/<tool>          the same, arguments as a JSON body (api_body.h)
  *   POST /mcp                MCP (mcp.h); GET and DELETE /mcp answer 405
  *   GET  /, /page, /static/NAME, POST /token: the search page (web.h); its
  *                            credential is the web.h cookie, not a header
@@ -15,7 +17,8 @@
  * connection limits, the header and request deadlines) is conn_limits.c's;
  * the framing of a request (Content-Length, Transfer-Encoding) is checked
  * by framing.c before anything else, and query parameters are typed by
- * query_args.c.  A request holds
+ * query_args.c.  Each completed request is one access-log line
+ * (accesslog.h).  A request holds
  * the roster (federation and tokens) it began with until it completes;
  * cg_http_swap installs a new one and waits for the holders of the old
  * one, so a reload drops no request (http.h).  This file must not know
@@ -46,11 +49,14 @@
 #include "common/cg_buf.h"
 #include "common/cg_time.h"
 #include "common/cg_version.h"
+#include "gateway/accesslog.h"
 #include "gateway/api.h"
+#include "gateway/api_body.h"
 #include "gateway/conn_limits.h"
 #include "gateway/framing.h"
 #include "gateway/mcp.h"
 #include "gateway/metrics.h"
+#include "gateway/openapi.h"
 #include "gateway/query_args.h"
 #include "gateway/web.h"
 #include "proto/acl.h"
@@ -73,6 +79,8 @@ struct cg_http {
 	int port;
 	int loopback;
 	int timeout_s;
+	cg_log_fn log; /* the access log; NULL: none */
+	void *log_ctx;
 	char url[128];
 	char **origins; /* allowed Origin values, NULL-terminated */
 	/* The current roster: cur and every roster's refs are guarded by
@@ -90,8 +98,11 @@ struct req {
 	struct timespec start;
 	const cg_acl *acl; /* the caller's policy (NULL: everything) */
 	int authed;        /* no tokens, or the caller's token matched */
+	const char *token; /* the caller's token name, for the log; NULL */
 	struct roster *ro; /* held from begin to completed */
 	size_t dropped;    /* body bytes read past the cap and dropped */
+	char method[16];   /* for the access log */
+	char path[CG_ACCESSLOG_ROUTE_MAX + 1];
 };
 
 /* --- the roster: held by each request, swapped by a reload -----------------
@@ -243,6 +254,14 @@ declared_too_big(struct MHD_Connection *c)
 	return errno != 0 || n > CG_HTTP_MAX_BODY;
 }
 
+/* A POST to a JSON API route (/v1/<tool>, not /v1/openapi.json). */
+static int
+api_post(const char *url, const char *method)
+{
+	return strcmp(method, "POST") == 0 && strncmp(url, "/v1/", 4) == 0 &&
+	       strcmp(url, "/v1/openapi.json") != 0;
+}
+
 /*
  * The checks that headers alone decide, run before any body byte is read.
  * Returns 1 when it queued a refusal (*ok gets the queueing result), 0
@@ -253,6 +272,7 @@ screen(cg_http *h, struct MHD_Connection *c, const char *url,
        const char *method, enum MHD_Result *ok)
 {
 	int mcp = strcmp(url, "/mcp") == 0;
+	int post = api_post(url, method);
 	const char *ver;
 
 	*ok = MHD_YES;
@@ -266,12 +286,21 @@ screen(cg_http *h, struct MHD_Connection *c, const char *url,
 		*ok = send_error_allow(c, 405, "method_not_allowed",
 		                       "use POST for MCP (no SSE stream here)",
 		                       "POST");
-	else if (!mcp && strcmp(method, "GET") != 0 &&
+	else if (!mcp && !post && strcmp(method, "GET") != 0 &&
 	         strcmp(method, "HEAD") != 0 && !cg_web_takes_post(url, method))
-		*ok = send_error_allow(c, 405, "method_not_allowed", "use GET",
-		                       "GET, HEAD");
+		*ok = send_error_allow(
+		    c, 405, "method_not_allowed",
+		    strncmp(url, "/v1/", 4) == 0 ? "use GET or POST"
+		                                 : "use GET",
+		    strncmp(url, "/v1/", 4) == 0 ? "GET, HEAD, POST"
+		                                 : "GET, HEAD");
 	else if (declared_too_big(c))
 		*ok = send_error(c, 413, "too_big", "request body over 1 MiB");
+	else if (post && !cg_api_body_type_ok(MHD_lookup_connection_value(
+	                     c, MHD_HEADER_KIND, "Content-Type")))
+		*ok = send_error(c, 415, "unsupported_media_type",
+		                 "send the arguments as Content-Type: "
+		                 "application/json");
 	else if (mcp &&
 	         (ver = MHD_lookup_connection_value(
 	              c, MHD_HEADER_KIND, "MCP-Protocol-Version")) != NULL &&
@@ -309,6 +338,24 @@ collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
 	           : MHD_NO;
 }
 
+/* The arguments of a POST: its JSON body, and nothing in the query. */
+static void
+post_args(struct MHD_Connection *c, struct req *rq, struct argv_ctx *a)
+{
+	json_decref(a->args);
+	a->args = NULL;
+	if (MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, NULL, NULL) >
+	    0) {
+		cg_err_set(
+		    a->err, CG_EINVAL,
+		    "a POST takes its arguments in the JSON body, not in "
+		    "the query string");
+		return;
+	}
+	(void)cg_api_body_args(cg_buf_str(&rq->body), rq->body.len, &a->args,
+	                       a->err);
+}
+
 static enum MHD_Result
 api_route(cg_http *h, struct MHD_Connection *c, const char *name,
           struct req *rq)
@@ -325,8 +372,11 @@ api_route(cg_http *h, struct MHD_Connection *c, const char *name,
 	if (t == NULL || strncmp(name, "corpus_", 7) == 0)
 		return send_error(c, 404, "not_found", "no such API route");
 	a = (struct argv_ctx){t, json_object(), &err};
-	(void)MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, collect_arg,
-	                                  &a);
+	if (strcmp(rq->method, "POST") == 0)
+		post_args(c, rq, &a);
+	else
+		(void)MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND,
+		                                  collect_arg, &a);
 	if (err.code == 0)
 		(void)cg_api_call_as(rq->ro->fed, rq->acl, t->name, a.args,
 		                     &out, &err);
@@ -344,6 +394,7 @@ api_route(cg_http *h, struct MHD_Connection *c, const char *name,
 	}
 	cg_metrics_request(h->metrics, t->name, status, elapsed(&rq->start),
 	                   out);
+	cg_metrics_tool(h->metrics, t->name, "http");
 	json_decref(out);
 	return ok;
 }
@@ -366,22 +417,35 @@ route_mcp(cg_http *h, struct MHD_Connection *c, struct req *rq)
 	               NULL);
 	cg_metrics_request(h->metrics, "mcp", status, elapsed(&rq->start),
 	                   answer);
+	cg_metrics_mcp(h->metrics, cg_buf_str(&rq->body), rq->body.len);
 	json_decref(answer);
 	cg_buf_fini(&out);
 	return ok;
 }
 
 static enum MHD_Result
-route_metrics(cg_http *h, struct MHD_Connection *c)
+route_metrics(cg_http *h, struct MHD_Connection *c, const struct req *rq)
 {
 	cg_buf b;
 	enum MHD_Result ok;
 
 	cg_buf_init(&b, 16u << 20);
-	cg_metrics_render(h->metrics, &b);
+	cg_metrics_render(h->metrics, rq->ro->fed, rq->acl, &b);
 	ok = send_text(c, 200, "text/plain; version=0.0.4", cg_buf_str(&b),
 	               b.len, NULL);
 	cg_buf_fini(&b);
+	return ok;
+}
+
+static enum MHD_Result
+route_openapi(struct MHD_Connection *c)
+{
+	json_t *doc = cg_openapi_doc();
+	enum MHD_Result ok =
+	    doc != NULL ? send_json(c, 200, doc, NULL)
+	                : send_error(c, 500, "out_of_memory", "out of memory");
+
+	json_decref(doc);
 	return ok;
 }
 
@@ -423,6 +487,7 @@ authenticate(struct MHD_Connection *c, const char *url, struct req *rq)
 	for (size_t i = 0; v != NULL && i < r->ntokens; i++)
 		if (secret_eq(v, r->tokens[i].secret) && !found) {
 			rq->acl = r->tokens[i].acl;
+			rq->token = r->tokens[i].name;
 			found = 1;
 		}
 	rq->authed = found;
@@ -467,7 +532,9 @@ route(cg_http *h, struct MHD_Connection *c, const char *url, struct req *rq)
 		           : send_error(c, 503, "not_ready",
 		                        "the nodes are still indexing");
 	if (strcmp(url, "/metrics") == 0)
-		return route_metrics(h, c);
+		return route_metrics(h, c, rq);
+	if (strcmp(url, "/v1/openapi.json") == 0)
+		return route_openapi(c);
 	if (strncmp(url, "/v1/", 4) == 0)
 		return api_route(h, c, url + 4, rq);
 	return send_error(c, 404, "not_found", "no such route");
@@ -486,6 +553,8 @@ begin(cg_http *h, struct MHD_Connection *c, const char *url, const char *method,
 	cg_buf_init(&rq->body, CG_HTTP_MAX_BODY);
 	clock_gettime(CLOCK_MONOTONIC, &rq->start);
 	rq->ro = roster_hold(h);
+	(void)snprintf(rq->method, sizeof(rq->method), "%s", method);
+	(void)snprintf(rq->path, sizeof(rq->path), "%s", url);
 	*con_cls = rq;
 	cg_conn_limits_headers_in(h->limits, c);
 	if (cg_framing_check(c, &ok) || screen(h, c, url, method, &ok)) {
@@ -539,6 +608,19 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 	return route(h, c, url, rq);
 }
 
+/* The access-log line of a request (accesslog.h); status 0 when no
+ * answer was queued (the client went away first). */
+static void
+log_request(cg_http *h, struct MHD_Connection *c, const struct req *rq)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_HTTP_STATUS);
+
+	cg_accesslog_write(h->log, h->log_ctx, rq->method, rq->path,
+	                   ci ? (int)ci->http_status : 0,
+	                   elapsed(&rq->start) * 1000.0, rq->token);
+}
+
 static void
 completed(void *cls, struct MHD_Connection *c, void **con_cls,
           enum MHD_RequestTerminationCode toe)
@@ -550,6 +632,7 @@ completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	cg_conn_limits_busy(h->limits, c, 0);
 	if (rq == NULL)
 		return;
+	log_request(h, c, rq);
 	roster_release(h, rq->ro);
 	cg_buf_fini(&rq->body);
 	free(rq);
@@ -798,6 +881,8 @@ cg_http_new(cg_http **out, const cg_http_opts *opts, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
 	h->timeout_s = timeout;
+	h->log = opts->log;
+	h->log_ctx = opts->log_ctx;
 	h->loopback = (ntohl(sa.sin_addr.s_addr) >> 24) == 127;
 	h->metrics = cg_metrics_new();
 	h->origins = copy_origins(opts->allowed_origins);

@@ -1,6 +1,7 @@
 /*
  * http.h - the gateway's HTTP endpoint (libmicrohttpd): the JSON API
- * (/v1/<tool>), MCP (/mcp), /healthz and /metrics.
+ * (/v1/<tool>, GET or POST; /v1/openapi.json), MCP (/mcp), /healthz,
+ * /readyz and /metrics, and an access-log line per request.
  *
  * nng 1.5.2's own HTTP server is not used: it has unpatched defects
  * (FACTS.md).  Here every connection has a timeout, the number of
@@ -40,6 +41,7 @@
 
 #include "common/cg_err.h"
 #include "federation/fed.h"
+#include "node/server.h"
 
 #define CG_HTTP_MAX_BODY         (1u << 20)
 #define CG_HTTP_MAX_DROP         (8u << 20) /* chunked past the cap: read, dropped */
@@ -57,6 +59,7 @@ typedef struct cg_http cg_http;
  * must outlive the server). */
 struct cg_acl;
 typedef struct cg_http_token {
+	const char *name; /* for the access log; never the secret */
 	const char *secret;
 	const struct cg_acl *acl;
 } cg_http_token;
@@ -71,6 +74,8 @@ typedef struct cg_http_opts {
 	const cg_http_token *tokens; /* when any: /v1, /mcp and /metrics need
 	                                "Authorization: Bearer <secret>" */
 	size_t ntokens;
+	cg_log_fn log; /* one access-log line per request (accesslog.h) */
+	void *log_ctx;
 } cg_http_opts;
 
 int cg_http_new(cg_http **out, const cg_http_opts *opts, cg_err *err);

@@ -335,7 +335,10 @@ test_mcp_methods(void **state)
 	free(resp);
 	assert_int_equal(request("DELETE", "/mcp", "", NULL, NULL), 405);
 	assert_int_equal(request("PUT", "/mcp", "", "{}", NULL), 405);
-	assert_int_equal(request("POST", "/v1/search", "", "{}", NULL), 405);
+	/* POST /v1/<tool> takes a JSON body (test_http_api); other methods
+	 * are refused. */
+	assert_int_equal(request("PUT", "/v1/search", "", "{}", NULL), 405);
+	assert_int_equal(request("POST", "/healthz", "", "{}", NULL), 405);
 }
 
 /* --- hostile clients -------------------------------------------------------
