@@ -5,9 +5,8 @@
  * (gateway/web/layout.html) and queues the response with headers that
  * keep the page self-contained: a Content-Security-Policy allowing only
  * this origin's stylesheet and script (no inline script, nothing
- * elsewhere), nosniff, no referrer to another origin (uris travel in query strings;
- * "no-referrer" would make a form post say Origin: null), no
- * framing.
+ * elsewhere), nosniff, no referrer to another origin (uris travel in query
+ * strings; "no-referrer" would make a form post say Origin: null), no framing.
  *
  * Tokens: with tokens configured, the page's credential is the
  * CG_WEB_COOKIE cookie; http.c matches it against the tokens exactly as it
@@ -110,6 +109,8 @@ search_args(const json_t *q)
 	json_object_foreach((json_t *)q, key, v) {
 		const char *s = json_string_value(json_array_get(v, 0));
 
+		if (s == NULL)
+			continue; /* collect() ran out of memory */
 		if (strcmp(key, "source") == 0 ||
 		    strcmp(key, "workspace") == 0) {
 			(void)json_object_set(args, key, v);
