@@ -8,8 +8,9 @@
  *   GET  /v1/<tool>?...      the JSON API (api.h); repeat a list argument
  *   POST /v1/<tool>          the same, arguments as a JSON body (api_body.h)
  *   POST /mcp                MCP (mcp.h); GET and DELETE /mcp answer 405
- *   GET  /, /page, /static/NAME, POST /token: the search page (web.h); its
- *                            credential is the web.h cookie, not a header
+ *   GET  /, /page, /static/NAME, GET/POST /token: the search page (web.h);
+ *                            its credential is the web.h cookie, else the
+ *                            Bearer header
  * Every request is screened as soon as its headers are in (Host, Origin,
  * method, Content-Length, MCP-Protocol-Version), before any body byte is
  * read.  Errors are JSON {"error":{"code","message"}} with the status of
@@ -470,6 +471,7 @@ authenticate(struct MHD_Connection *c, const char *url, struct req *rq)
 {
 	const char *v =
 	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	const char *cookie;
 	const struct roster *r = rq->ro;
 	int found = 0;
 
@@ -477,11 +479,16 @@ authenticate(struct MHD_Connection *c, const char *url, struct req *rq)
 		rq->authed = 1;
 		return 1;
 	}
-	if (cg_web_owns(url))
-		v = MHD_lookup_connection_value(c, MHD_COOKIE_KIND,
-		                                CG_WEB_COOKIE);
+	/* The search page's routes take the cookie, else the header; every
+	 * other route only the header. */
+	cookie =
+	    cg_web_owns(url)
+	        ? MHD_lookup_connection_value(c, MHD_COOKIE_KIND, CG_WEB_COOKIE)
+	        : NULL;
+	if (cookie != NULL)
+		v = cookie;
 	else if (v == NULL || strncasecmp(v, "Bearer ", 7) != 0)
-		return 0;
+		v = NULL;
 	else
 		v += 7;
 	for (size_t i = 0; v != NULL && i < r->ntokens; i++)

@@ -9,7 +9,7 @@
  * strings; "no-referrer" would make a form post say Origin: null), no framing.
  *
  * Tokens: with tokens configured, the page's credential is the
- * CG_WEB_COOKIE cookie; http.c matches it against the tokens exactly as it
+ * CG_WEB_COOKIE cookie (else a Bearer header); http.c matches it against the tokens exactly as it
  * matches a Bearer header and hands over the policy.  POST /token sets
  * it from a small form (HttpOnly, so no script reads it; SameSite=Strict,
  * so no other site's link or form sends it; without Secure, since the

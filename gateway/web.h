@@ -14,11 +14,13 @@
  *   GET  /                   the form; with q or a filter, the results
  *   GET  /page?uri=U[&lines=A:B]   a page, its links and backlinks
  *   GET  /static/<name>      page.css, search.js
+ *   GET  /token              the token form
  *   POST /token              token=SECRET sets the CG_WEB_COOKIE cookie
  *                            (empty: forgets it), then 303 to /
  * A browser presents its token as that cookie (HttpOnly, SameSite=Strict,
  * Path=/), set by the small form the page shows when the gateway has
- * tokens; the JSON API keeps taking only "Authorization: Bearer".
+ * tokens (a program may send "Authorization: Bearer" instead); the JSON
+ * API keeps taking only the header.
  *
  * May be included by gateway/ (http.c routes to it) and the tests.
  */
