@@ -346,8 +346,88 @@ read_file_in(const char *dir, const char *name, char **text, size_t *len,
 	return rc;
 }
 
+/* Queues the tier indexes named in tiers (linked from parent) that are
+ * not queued yet: [name, parent] pairs in q, names in done. */
 static int
-load_index(cg_corpus *c, cg_err *err)
+queue_tiers(json_t *q, json_t *done, char **tiers, const char *parent)
+{
+	for (size_t i = 0; tiers != NULL && tiers[i] != NULL; i++) {
+		if (json_object_get(done, tiers[i]) != NULL ||
+		    json_array_size(q) >= CG_HM_MAX_TIERS)
+			continue;
+		if (json_object_set_new(done, tiers[i], json_true()) != 0 ||
+		    json_array_append_new(
+		        q, json_pack("[s, s]", tiers[i], parent)) != 0)
+			return CG_ENOMEM;
+	}
+	return 0;
+}
+
+/* One tier index: its entries join c->index, its warnings c's (under its
+ * name), the tiers it links q.  Missing or unreadable is a warning under
+ * the index that links it. */
+static int
+load_tier(cg_corpus *c, size_t *nw, json_t *q, json_t *done, size_t i)
+{
+	json_t *it = json_array_get(q, i);
+	const char *name = json_string_value(json_array_get(it, 0));
+	const char *parent = json_string_value(json_array_get(it, 1));
+	char msg[600];
+	char *text = NULL;
+	size_t len = 0;
+	cg_hm_index t;
+	cg_err e;
+	int rc;
+
+	cg_err_clear(&e);
+	rc = read_file_in(c->dir, name, &text, &len, &e);
+	if (rc == 0)
+		rc = cg_hm_index_parse_v1(&t, text, len, &e);
+	free(text);
+	if (rc == CG_ENOMEM)
+		return rc;
+	if (rc == CG_ENOTFOUND) {
+		(void)snprintf(msg, sizeof(msg),
+		               "links %s, which is missing: its entries are "
+		               "not indexed",
+		               name);
+		return add_warning(c, nw, parent, msg);
+	}
+	if (rc != 0) {
+		(void)snprintf(msg, sizeof(msg),
+		               "links %s, which cannot be read (%s): its "
+		               "entries are not indexed",
+		               name, e.msg);
+		return add_warning(c, nw, parent, msg);
+	}
+	add_warnings(c, nw, name, t.warnings);
+	rc = cg_hm_index_merge(&c->index, &t);
+	if (rc == 0)
+		rc = queue_tiers(q, done, t.tiers, name);
+	cg_hm_index_fini(&t);
+	return rc;
+}
+
+/* A tiered v1 corpus: the tier indexes index.md links, and those they
+ * link, each read once (at most CG_HM_MAX_TIERS). */
+static int
+load_tiers(cg_corpus *c, size_t *nw, cg_err *err)
+{
+	json_t *q = json_array();
+	json_t *done = json_object();
+	int rc = q && done ? 0 : CG_ENOMEM;
+
+	if (rc == 0)
+		rc = queue_tiers(q, done, c->index.tiers, "index.md");
+	for (size_t i = 0; rc == 0 && i < json_array_size(q); i++)
+		rc = load_tier(c, nw, q, done, i);
+	json_decref(q);
+	json_decref(done);
+	return rc != 0 ? cg_err_set(err, rc, "%s: out of memory", c->dir) : 0;
+}
+
+static int
+load_index(cg_corpus *c, size_t *nw, cg_err *err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -365,6 +445,8 @@ load_index(cg_corpus *c, cg_err *err)
 			                  c->dir);
 		if (rc == 0)
 			rc = cg_hm_index_parse_v1(&c->index, text, len, err);
+		if (rc == 0)
+			rc = load_tiers(c, nw, err);
 	}
 	free(text);
 	return rc;
@@ -543,7 +625,7 @@ cg_corpus_load(cg_corpus *c, const char *dir, bool remote, cg_err *err)
 	c->warnings = calloc(1, sizeof(char *));
 	if (c->dir == NULL || c->warnings == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
-	rc = load_index(c, err);
+	rc = load_index(c, &nw, err);
 	if (rc != 0)
 		return rc;
 	load_optional(c, &nw);

@@ -117,7 +117,10 @@ typedef struct cg_corpus {
 	                    prefixed with the file name */
 } cg_corpus;
 
-/* Reads dir's config.yaml, index.yaml (else index.md), graph.yaml, and
+/* Reads dir's config.yaml, index.yaml (else index.md with the tier
+ * indexes it links, "index-<section>.md": their entries join the index,
+ * an id already read is kept once, and a tier that is missing or does
+ * not parse is a warning naming it, the rest still read), graph.yaml, and
  * for a remote corpus each llms-txt source's cached manifest: a link whose
  * document (docs/<sid>/<doc>) no file entry of that source names becomes
  * an entry (id "<sid>:<doc>", the link's title, its note as summary, its

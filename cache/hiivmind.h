@@ -162,7 +162,12 @@ typedef struct cg_hm_index {
 	cg_hm_entry *v; /* file entries and section entries, in file order */
 	size_t n;
 	char **warnings;
+	char **tiers; /* v1: the tier indexes it links (below); NULL-terminated,
+	                 never NULL after cg_hm_index_parse_v1; NULL for v2 */
 } cg_hm_index;
+
+/* Tier indexes one v1 index may link (more are warned and left out). */
+#define CG_HM_MAX_TIERS 256
 
 typedef struct cg_hm_concept {
 	char *id;
@@ -245,9 +250,19 @@ int cg_hm_index_parse_v2(cg_hm_index *out, const char *text, size_t len,
  * headings do not change it); lines inside ``` or ~~~ fences are ignored;
  * a line that matches but whose reference is unsafe is skipped with a
  * warning naming the line; other lines are ignored silently.  Invalid
- * UTF-8 is replaced (one warning), never an error. */
+ * UTF-8 is replaced (one warning), never an error.
+ * Tiered corpora (hiivmind's `render.strategy: tiered`): a Markdown link
+ * "[Title](index-<section>.md)" (also "./index-...", "<...>", with a
+ * "#anchor" or a title) outside fences names a tier index, a file of the
+ * same format next to index.md; its file name (an id: no '/') goes to
+ * `tiers`, each once.  Reading them is the caller's (cache/corpus.c). */
 int cg_hm_index_parse_v1(cg_hm_index *out, const char *text, size_t len,
                          cg_err *err);
+/* Moves the entries of from whose id ix does not hold into ix, in order
+ * (an entry pinned in two tiers is kept once); from is left empty (its
+ * warnings and tiers stay).  On CG_ENOMEM each entry is in one of the
+ * two (both stay safe to _fini). */
+int cg_hm_index_merge(cg_hm_index *ix, cg_hm_index *from);
 void cg_hm_index_fini(cg_hm_index *ix);
 /* Appends a copy of file entry e (id and title required; lists may be
  * NULL) to ix, which may be empty (zeroed).  Ids are not checked: the

@@ -53,6 +53,7 @@ cg_hm_index_fini(cg_hm_index *ix)
 		entry_free(&ix->v[i]);
 	free(ix->v);
 	cg_strv_free(ix->warnings);
+	cg_strv_free(ix->tiers);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -276,9 +277,11 @@ cg_hm_index_parse_v2(cg_hm_index *out, const char *text, size_t len,
 struct v1 {
 	struct cg_hmi h;
 	cg_hm_index *ix;
-	size_t cap;     /* entries allocated in ix->v */
-	char *category; /* the last "## " heading, lowercased, or NULL */
-	char fence;     /* '`' or '~' inside a fenced block, else 0 */
+	size_t cap;      /* entries allocated in ix->v */
+	char *category;  /* the last "## " heading, lowercased, or NULL */
+	char fence;      /* '`' or '~' inside a fenced block, else 0 */
+	size_t ntiers;   /* in ix->tiers */
+	bool tiers_full; /* warned once */
 };
 
 static bool
@@ -476,11 +479,80 @@ v1_entry(struct v1 *st, const char *s, size_t n, size_t lineno)
 	       where);
 }
 
+/* Adds a tier index's file name, once. */
+static void
+v1_tier_add(struct v1 *st, const char *d, size_t n)
+{
+	char **v;
+
+	for (size_t i = 0; i < st->ntiers; i++)
+		if (strlen(st->ix->tiers[i]) == n &&
+		    memcmp(st->ix->tiers[i], d, n) == 0)
+			return;
+	if (st->ntiers >= CG_HM_MAX_TIERS) {
+		if (!st->tiers_full)
+			cg_hmi_warn(&st->h,
+			            "more than %d tier indexes linked; the "
+			            "rest are not read",
+			            CG_HM_MAX_TIERS);
+		st->tiers_full = true;
+		return;
+	}
+	v = realloc(st->ix->tiers, (st->ntiers + 2) * sizeof(*v));
+	if (v == NULL) {
+		cg_hmi_nomem(&st->h);
+		return;
+	}
+	st->ix->tiers = v;
+	v[st->ntiers] = cg_hmi_dupn(&st->h, d, n);
+	if (v[st->ntiers] != NULL)
+		st->ntiers++;
+	v[st->ntiers] = NULL;
+}
+
+/* The destinations of "[...](dest)" links on a line that name a tier
+ * index: "index-<id>.md" in index.md's folder. */
+static void
+v1_tiers(struct v1 *st, const char *s, size_t n)
+{
+	const char *end = s + n;
+	const char *p = s;
+
+	while ((p = find(p, (size_t)(end - p), "](")) != NULL) {
+		const char *d = p + 2;
+		const char *e = memchr(d, ')', (size_t)(end - d));
+		const char *cut;
+		size_t dn;
+
+		if (e == NULL)
+			return;
+		dn = (size_t)(e - d);
+		cg_trim(&d, &dn, CG_BLANKS);
+		if (dn > 0 && d[0] == '<' && (cut = memchr(d, '>', dn))) {
+			d++;
+			dn = (size_t)(cut - d);
+		}
+		if ((cut = memchr(d, ' ', dn)) != NULL) /* a title */
+			dn = (size_t)(cut - d);
+		if ((cut = memchr(d, '#', dn)) != NULL)
+			dn = (size_t)(cut - d);
+		if (dn > 2 && d[0] == '.' && d[1] == '/') {
+			d += 2;
+			dn -= 2;
+		}
+		if (dn > 9 && memcmp(d, "index-", 6) == 0 &&
+		    memcmp(d + dn - 3, ".md", 3) == 0 && cg_hmi_safe_id(d, dn))
+			v1_tier_add(st, d, dn);
+		p = e + 1;
+	}
+}
+
 static void
 v1_line(struct v1 *st, const char *s, size_t n, size_t lineno)
 {
 	if (cg_hmi_in_fence(&st->fence, s, n))
 		return;
+	v1_tiers(st, s, n);
 	if (n >= 3 && s[0] == '#' && s[1] == '#' && blank(s[2]))
 		v1_heading(st, s + 3, n - 3);
 	else if (n >= 4 && (s[0] == '-' || s[0] == '*') && s[1] == ' ' &&
@@ -548,6 +620,11 @@ cg_hm_index_parse_v1(cg_hm_index *out, const char *text, size_t len,
 	if (st.h.rc == 0 && out->v == NULL) {
 		out->v = calloc(1, sizeof(*out->v));
 		if (out->v == NULL)
+			cg_hmi_nomem(&st.h);
+	}
+	if (st.h.rc == 0 && out->tiers == NULL) {
+		out->tiers = calloc(1, sizeof(*out->tiers));
+		if (out->tiers == NULL)
 			cg_hmi_nomem(&st.h);
 	}
 	rc = cg_hmi_finish(&st.h, NULL, &out->warnings);
@@ -647,6 +724,43 @@ opt_dup(const char *s, bool *bad)
 
 	*bad |= s != NULL && d == NULL;
 	return d;
+}
+
+int
+cg_hm_index_merge(cg_hm_index *ix, cg_hm_index *from)
+{
+	json_t *ids = json_object();
+	cg_hm_entry *v;
+	size_t n = ix->n;
+
+	v = ids ? realloc(ix->v, (ix->n + from->n + 1) * sizeof(*v)) : NULL;
+	if (v == NULL) {
+		json_decref(ids);
+		return CG_ENOMEM;
+	}
+	ix->v = v;
+	for (size_t i = 0; i < ix->n; i++)
+		if (json_object_set_new(ids, v[i].id, json_true()) != 0)
+			goto nomem;
+	for (size_t i = 0; i < from->n; i++) {
+		if (json_object_get(ids, from->v[i].id) != NULL) {
+			entry_free(&from->v[i]);
+			continue;
+		}
+		if (json_object_set_new(ids, from->v[i].id, json_true()) != 0)
+			goto nomem;
+		v[n++] = from->v[i];
+		memset(&from->v[i], 0, sizeof(from->v[i]));
+	}
+	ix->n = n;
+	from->n = 0;
+	json_decref(ids);
+	return 0;
+nomem:
+	/* Nothing moved yet is lost: entries still in from stay there. */
+	ix->n = n;
+	json_decref(ids);
+	return CG_ENOMEM;
 }
 
 int

@@ -1,14 +1,15 @@
 /*
- * body.c - the walk over a page's Markdown body: fenced code blocks, ATX
- * headings (the outline and the heading path), sections with file line
- * ranges and size bounds, and the first prose line.  Each line outside a
- * fence is handed to the link scanner (links.c).
+ * body.c - the walk over a page's Markdown body: headings (the outline and
+ * the heading path), sections with file line ranges and size bounds, and
+ * the first prose line.  What a line is (a heading, code, HTML, prose)
+ * comes from markdown.c, which reads the body as CommonMark with md4c and
+ * finds the links.
  *
  * It must not do I/O or fail on any input except out of memory, and must
- * stay linear in the input: every line is visited once, and a fence's
- * extent is measured once, when it opens, over the lines the walk then
- * reads as its content.  The caps of page.h on sections and headings
- * (sizes and counts) are enforced here, those on links in links.c.
+ * stay linear in the input: every line is visited once, and the blocks
+ * markdown.c found are consumed in order.  The caps of page.h on
+ * sections and headings (sizes and counts) are enforced here, those on
+ * links in links.c.
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -37,72 +38,8 @@ is_blank(const char *s, size_t n)
 	return n == 0;
 }
 
-/* An opening fence: up to 3 spaces, then 3 or more '`' or '~' (a
- * backtick fence's info string may not hold a backtick). */
-static bool
-fence_open(const char *l, size_t n, char *ch, size_t *len)
-{
-	size_t i = 0;
-	size_t k;
-
-	while (i < 3 && i < n && l[i] == ' ')
-		i++;
-	if (i >= n || (l[i] != '`' && l[i] != '~'))
-		return false;
-	k = i;
-	while (k < n && l[k] == l[i])
-		k++;
-	if (k - i < 3)
-		return false;
-	if (l[i] == '`' && memchr(l + k, '`', n - k) != NULL)
-		return false;
-	*ch = l[i];
-	*len = k - i;
-	return true;
-}
-
-/* A closing fence: the same character, at least as many, then spaces. */
-static bool
-fence_close(const char *l, size_t n, char ch, size_t len)
-{
-	size_t i = 0;
-	size_t k;
-
-	while (i < 3 && i < n && l[i] == ' ')
-		i++;
-	k = i;
-	while (k < n && l[k] == ch)
-		k++;
-	return k - i >= len && is_blank(l + k, n - k);
-}
-
-/* Bytes of a fenced block after its opening line, up to and including
- * the closing fence (or the end of the text), each line with its '\n'.
- * s starts at the line after the opening fence. */
-static size_t
-fence_extent(const char *s, size_t n, char ch, size_t len)
-{
-	size_t pos = 0;
-
-	while (pos < n) {
-		const char *nl = memchr(s + pos, '\n', n - pos);
-		size_t end = nl ? (size_t)(nl - s) : n;
-		size_t ll = end - pos;
-
-		if (ll > 0 && s[end - 1] == '\r')
-			ll--;
-		if (fence_close(s + pos, ll, ch, len))
-			return end < n ? end + 1 : n;
-		pos = end + 1;
-	}
-	return n;
-}
-
-/* An ATX heading: up to 3 spaces, 1-6 '#', a space or tab, then text with
- * an optional closing run of '#'.  Returns the level (0: not a heading)
- * and the text.  A heading whose text is empty is read as plain text. */
-static int
-atx_heading(const char *l, size_t n, const char **text, size_t *tlen)
+int
+cg_pgi_atx(const char *l, size_t n, const char **text, size_t *tlen)
 {
 	size_t i = 0;
 	size_t h;
@@ -144,6 +81,9 @@ append(struct cg_pgi_walk *b, const char *p, size_t n)
 
 /* Adds a section (taking body) unless the page already has the most the
  * index can number. */
+/* gcc 12 -fanalyzer false positive (common/cg_analyzer.h): the body and
+ * path are stored in pg->sections, which cg_page_fini frees. */
+CG_ANALYZER_STORE_INTO_ARRAY_BEGIN
 static void
 emit(struct cg_pgi_walk *b, int start, int end, char *body)
 {
@@ -177,6 +117,7 @@ out_free:
 	free(path);
 	free(body);
 }
+CG_ANALYZER_STORE_INTO_ARRAY_END
 
 /* Ends the section being built; trailing blank lines are dropped and a
  * section without a non-blank line is not kept. */
@@ -278,6 +219,9 @@ set_path(struct cg_pgi_walk *b)
 	return b->path ? 0 : CG_ENOMEM;
 }
 
+/* gcc 12 -fanalyzer false positive (common/cg_analyzer.h): the title and
+ * the heading text are stored in pg, which cg_page_fini frees. */
+CG_ANALYZER_STORE_INTO_ARRAY_BEGIN
 static void
 record_heading(struct cg_pgi_walk *b, int level, const char *t, size_t n,
                int line)
@@ -306,7 +250,10 @@ record_heading(struct cg_pgi_walk *b, int level, const char *t, size_t n,
 	h->text = text;
 }
 
-/* A heading ends the section before it.  The previous heading, when no
+/* (The region above also covers on_heading: the strdup("") it hands emit
+ * is stored in pg->sections.)
+ *
+ * A heading ends the section before it.  The previous heading, when no
  * section carries it and this one is not nested under it, gets a section
  * of its own with an empty body so that it stays searchable. */
 static void
@@ -328,6 +275,7 @@ on_heading(struct cg_pgi_walk *b, int level, const char *t, size_t n, int line)
 	b->head_level = level;
 	b->head_used = false;
 }
+CG_ANALYZER_STORE_INTO_ARRAY_END
 
 /* ------------------------------------------------------------------ */
 /* The walk                                                            */
@@ -343,53 +291,41 @@ set_first_line(struct cg_pgi_walk *b, const char *l, size_t n)
 		b->rc = CG_ENOMEM;
 }
 
-/* One body line; rest is the text after its '\n' (for a fence's size). */
+/* One body line, in block k (markdown.c) or in prose (k NULL). */
 static void
 body_line(struct cg_pgi_walk *b, const char *l, size_t n, int line,
-          const char *rest, size_t nrest)
+          const struct cg_pgi_mark *k)
 {
-	const char *t;
-	size_t tn;
-	int level;
-
-	if (b->fenced) {
-		if (fence_close(l, n, b->fch, b->flen))
-			b->fenced = false;
-		add_line(b, l, n, line, true);
-		return;
-	}
-	if (fence_open(l, n, &b->fch, &b->flen)) {
-		/* Keep a block whole when it fits in a section. */
-		size_t need =
-		    n + 1 + fence_extent(rest, nrest, b->fch, b->flen);
-
-		if (b->start > 0 &&
-		    b->buf.len + 1 + need > CG_SECTION_MAX_BYTES)
-			flush(b);
-		b->fenced = true;
-		add_line(b, l, n, line, true);
-		return;
-	}
-	level = atx_heading(l, n, &t, &tn);
-	if (level > 0) {
-		on_heading(b, level, t, tn, line);
-	} else {
+	if (k == NULL) {
 		add_line(b, l, n, line, false);
 		set_first_line(b, l, n);
+	} else if (k->kind == CG_PGI_HEAD) {
+		if (line == k->first)
+			on_heading(b, k->level, k->text, k->tlen, line);
+	} else if (k->kind == CG_PGI_CODE) {
+		/* Keep a block whole when it fits in a section. */
+		if (line == k->first && b->start > 0 &&
+		    b->buf.len + 1 + k->extent > CG_SECTION_MAX_BYTES)
+			flush(b);
+		add_line(b, l, n, line, true);
+	} else {
+		add_line(b, l, n, line, false);
 	}
-	cg_pgi_links_scan(b, l, n, line);
 }
 
 int
 cg_pgi_body_read(cg_page *pg, const char *s, size_t n, size_t pos, int line)
 {
 	struct cg_pgi_walk b;
+	struct cg_pgi_marks mk;
+	size_t k = 0;
 
 	memset(&b, 0, sizeof(b));
 	b.pg = pg;
 	cg_buf_init(&b.buf, SIZE_MAX / 2);
 	if (pos == 0 && n >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
 		pos = 3;
+	cg_pgi_md_read(&b, s + pos, n - pos, line, &mk);
 	while (pos < n && b.rc == 0) {
 		const char *nl = memchr(s + pos, '\n', n - pos);
 		size_t end = nl ? (size_t)(nl - s) : n;
@@ -398,7 +334,10 @@ cg_pgi_body_read(cg_page *pg, const char *s, size_t n, size_t pos, int line)
 
 		if (len > 0 && s[end - 1] == '\r')
 			len--;
-		body_line(&b, s + pos, len, line, s + next, n - next);
+		while (k < mk.n && mk.v[k].last < line)
+			k++;
+		body_line(&b, s + pos, len, line,
+		          k < mk.n && mk.v[k].first <= line ? &mk.v[k] : NULL);
 		pos = next;
 		if (line < INT_MAX)
 			line++;
@@ -407,6 +346,7 @@ cg_pgi_body_read(cg_page *pg, const char *s, size_t n, size_t pos, int line)
 	if (b.head_line > 0 && !b.head_used)
 		emit(&b, b.head_line, b.head_line, strdup(""));
 	cg_buf_fini(&b.buf);
+	cg_pgi_marks_fini(&mk);
 	free(b.path);
 	return b.rc;
 }

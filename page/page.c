@@ -2,9 +2,9 @@
  * page.c - reads one guild wiki page from its bytes: repairs the UTF-8,
  * counts the lines, reads the frontmatter block (through frontmatter.h),
  * then hands the frontmatter object to fields.c and the body to body.c
- * (which passes each line to links.c); and names a page by its path
- * (cg_page_slug).  page.h says how a page is read; page_int.h holds what
- * these four files share.
+ * (which has markdown.c read it as CommonMark); and names a page by its
+ * path (cg_page_slug).  page.h says how a page is read; page_int.h holds
+ * what these five files share.
  *
  * It must not do I/O and must not fail on any input except out of memory;
  * like the files it calls, it stays linear in the input size.

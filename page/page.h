@@ -5,10 +5,11 @@
  *
  * This module does no I/O: the caller reads the file (capped, no symlinks)
  * and passes the bytes.  Invalid UTF-8 is replaced with U+FFFD and counted,
- * never fatal.  It is four files: page.c (the entry point and the
+ * never fatal.  It is five files: page.c (the entry point and the
  * frontmatter block), fields.c (the normalised fields, categories, dates,
- * the claim key), body.c (fences, headings, sections) and links.c (the
- * link scanner), sharing the private page_int.h.
+ * the claim key), markdown.c (the body read as CommonMark with md4c:
+ * headings, code and HTML blocks, links), body.c (sections) and links.c
+ * (one link made a cg_link), sharing the private page_int.h.
  *
  * May be included by page/ and every layer above it (proto, index, node,
  * federation, gateway, cli).
@@ -26,9 +27,14 @@
 /*
  * How a page is read (decisions a caller must know):
  *
- * - Sections.  The body is split at ATX headings ("#".."######" then a
- *   space, up to 3 spaces of indent, outside ``` and ~~~ fences; setext
- *   headings are not recognised; "#" with no text is plain text).  A
+ * - Structure.  The body is read as CommonMark (md4c, with tables and
+ *   wikilinks): a "# x" line or a "[[x]]" inside a fenced or indented
+ *   code block or an HTML block (an <!-- comment -->) is no heading and
+ *   no link.  Only headings at the top level count (one inside a list or
+ *   a block quote is text); "#" with no text is text.
+ * - Sections.  The body is split at ATX and setext headings ("Title"
+ *   over "=====" is level 1, over "-----" level 2; a setext heading's text
+ *   is its lines joined with one space; its line is its first).  A
  *   section's body excludes its heading line and keeps markup; leading and
  *   trailing blank lines are dropped and whitespace-only sections are not
  *   kept.  line_start/line_end are the file lines (frontmatter counted) of
@@ -36,9 +42,9 @@
  *   under a heading starts at the heading's own line.  headings is the path of
  *   enclosing headings ("Title > Setup > Linux", skipped levels left out;
  *   "" before the first heading); it is never NULL.  Within one heading's
- *   content a section ends at a blank line outside a fence once its body is
- *   over CG_SECTION_TARGET_BYTES; a fenced block is kept whole when it fits
- *   in CG_SECTION_MAX_BYTES; no body is ever larger than
+ *   content a section ends at a blank line outside a code block once its body
+ * is over CG_SECTION_TARGET_BYTES; a code block (fenced or indented) is kept
+ * whole when it fits in CG_SECTION_MAX_BYTES; no body is ever larger than
  *   CG_SECTION_MAX_BYTES: past it the text is cut at a line boundary, and a
  *   longer line is cut on a code point (after a space when one is near).
  * - A heading whose content is empty and that no later section's path
@@ -56,14 +62,16 @@
  *   at commas; tags: also splits "a, b").  source_refs drops a " # comment"
  *   ('#' at the start or after a space; "file.md#L10" is kept) and reads a
  *   mapping item's slug: or path:.  Null or absent gives an empty list.
- * - Links: per line, outside fences and inline code spans.  [[t]],
+ * - Links: as CommonMark reads them, outside code and HTML.  [[t]],
  *   [[t|alias]], [[t#h]], [[t#h|alias]] ("\|" in tables); [[#h]] (no
- *   target) is skipped; ![[t]] counts as a wikilink.  [text](dest) only
- *   when dest is relative (no scheme, not "/..." or "#..."), any file
- *   type; images, reference-style links, destinations with parentheses
- *   and links spanning lines are not read.  text is clipped to 256 bytes.
- * - first_line: the first non-blank line outside fences that is not a
- *   heading or fence, trimmed, clipped to 300 bytes.
+ *   target) is skipped; ![[t]] counts as a wikilink; a target over 100
+ *   bytes is text (md4c's limit).  [text](dest) and [text][ref] (with a
+ *   "[ref]: dest" definition) only when dest is relative (no scheme, not
+ *   "/..." or "#..."), any file type; images are not links.  text is the
+ *   link's text without markup ("[**a**](x.md)" -> "a"), line breaks as
+ *   spaces, clipped to 256 bytes; line is the line where the text starts.
+ * - first_line: the first non-blank prose line (not a heading, code or
+ *   an HTML block), trimmed, clipped to 300 bytes.
  * - NUL bytes are dropped and counted in utf8_fixed with the invalid
  *   sequences; line numbers are unchanged by the repair.  A "\r" before
  *   "\n" is not part of a line.  nlines counts a last line without "\n".
@@ -71,7 +79,10 @@
  * - Heading text is clipped to CG_HEADING_MAX_BYTES.  Past the caps below,
  *   further sections, headings and links are dropped (the index numbers
  *   sections in 16 bits).
- * - Runs in linear time on any input.
+ * - Runs in linear time on any input.  A body over CG_PAGE_MARKDOWN_MAX
+ *   (twice what the index reads of a page file, CG_PAGE_MAX_BYTES) is read
+ *   as plain text:
+ *   sections only, no headings, no links.
  */
 
 /* Target section body size: past it, a section ends at the next blank
@@ -84,6 +95,8 @@
 #define CG_PAGE_MAX_SECTIONS 65535
 #define CG_PAGE_MAX_HEADINGS 65535
 #define CG_PAGE_MAX_LINKS    100000
+/* Bodies up to this size are read as CommonMark. */
+#define CG_PAGE_MARKDOWN_MAX ((size_t)16 << 20)
 
 enum cg_link_kind {
 	CG_LINK_WIKI = 1, /* [[target]], [[target|alias]], [[target#heading]] */

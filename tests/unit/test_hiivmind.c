@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -617,6 +618,62 @@ test_index_v1(void **state)
 	cg_hm_index_fini(&ix);
 }
 
+/* Tier indexes: links to "index-<id>.md" next to index.md, each once;
+ * anything that could name another folder, and links in fences, are
+ * not tiers. */
+static void
+test_index_v1_tiers(void **state)
+{
+	static const char md[] =
+	    "# Fleet\n\n## Sections\n\n"
+	    "- [Start](index-getting-started.md) - first steps\n"
+	    "- [Machines](./index-machines.md \"T\") and "
+	    "[again](index-machines.md#top)\n"
+	    "- [Angle](<index-volumes.md>) [Doc](guide.md) "
+	    "[Up](../index-up.md) [Sub](sub/index-sub.md)\n"
+	    "- [Abs](/index-abs.md) [Bare](index-.md) [Odd](index-a b.md)\n"
+	    "```\n[Fenced](index-fenced.md)\n```\n"
+	    "- **Install** `fl:install.md` - [x](index-inline.md)\n";
+	static const char tier[] = "## Setup\n- **Install** `fl:install.md`\n"
+	                           "- **Launch** `fl:launch.md` - go\n";
+	cg_hm_index ix;
+	cg_hm_index more;
+	char *big;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(cg_hm_index_parse_v1(&ix, md, strlen(md), NULL), 0);
+	assert_int_equal(count(ix.tiers), 4);
+	assert_string_equal(ix.tiers[0], "index-getting-started.md");
+	assert_string_equal(ix.tiers[1], "index-machines.md");
+	assert_string_equal(ix.tiers[2], "index-volumes.md");
+	assert_string_equal(ix.tiers[3], "index-inline.md");
+	assert_int_equal(ix.n, 1);
+
+	/* Merging: an id already there is kept once, the new one moves. */
+	assert_int_equal(cg_hm_index_parse_v1(&more, tier, strlen(tier), NULL),
+	                 0);
+	assert_int_equal(more.n, 2);
+	assert_int_equal(cg_hm_index_merge(&ix, &more), 0);
+	assert_int_equal(ix.n, 2);
+	assert_int_equal(more.n, 0);
+	assert_string_equal(ix.v[1].id, "fl:launch.md");
+	assert_string_equal(ix.v[1].category, "setup");
+	cg_hm_index_fini(&more);
+	cg_hm_index_fini(&ix);
+
+	/* More links than CG_HM_MAX_TIERS: capped, one warning. */
+	big = malloc((size_t)(CG_HM_MAX_TIERS + 10) * 40);
+	assert_non_null(big);
+	for (int i = 0; i < CG_HM_MAX_TIERS + 10; i++)
+		n += (size_t)sprintf(big + n, "[t](index-%d.md)\n", i);
+	assert_int_equal(cg_hm_index_parse_v1(&ix, big, n, NULL), 0);
+	assert_int_equal(count(ix.tiers), CG_HM_MAX_TIERS);
+	assert_true(has_warning(ix.warnings, "tier indexes", NULL));
+	cg_hm_index_fini(&ix);
+	free(big);
+}
+
 /* ------------------------------------------------------------- graph */
 
 static const char graph_yaml[] = "schema_version: 2\n"
@@ -1133,6 +1190,7 @@ main(void)
 	    cmocka_unit_test(test_config_drift),
 	    cmocka_unit_test(test_index_v2),
 	    cmocka_unit_test(test_index_v1),
+	    cmocka_unit_test(test_index_v1_tiers),
 	    cmocka_unit_test(test_graph),
 	    cmocka_unit_test(test_graph_list_form),
 	    cmocka_unit_test(test_reggraph),

@@ -1,8 +1,11 @@
 /*
- * test_page.c - unit tests of node/page.c: normalised frontmatter fields
- * and their drift, titles, the heading outline, sections with exact line
- * ranges and splitting, links, the claim key, and hostile input (invalid
- * UTF-8, NUL bytes, a 50 MB line, unclosed brackets) in bounded time.
+ * test_page.c - unit tests of page/ (cg_page_parse): normalised frontmatter
+ * fields and their drift, titles, the heading outline, sections with exact line
+ * ranges and splitting, links, the claim key, hostile input (invalid
+ * UTF-8, NUL bytes, a 50 MB line, unclosed brackets) in bounded time, and
+ * the body read as CommonMark: setext headings, headings and links inside
+ * fenced and indented code and HTML comments ignored, reference links,
+ * wikilinks and embeds, headings inside lists and quotes.
  *
  * Fixtures are written inline; the tests must not read files.
  */
@@ -65,6 +68,16 @@ assert_section(const cg_page *p, size_t i, int start, int end,
 	assert_int_equal(p->sections[i].line_end, end);
 	assert_string_equal(p->sections[i].headings, headings);
 	assert_string_equal(p->sections[i].body, body);
+}
+
+static void
+assert_heading(const cg_page *p, size_t i, int level, int line,
+               const char *text)
+{
+	assert_true(i < p->nheadings);
+	assert_int_equal(p->headings[i].level, level);
+	assert_int_equal(p->headings[i].line, line);
+	assert_string_equal(p->headings[i].text, text);
 }
 
 static void
@@ -623,13 +636,17 @@ test_markdown_links(void **state)
 	    "[Up](../sibling/page.md) [Paren](a(b).md)\n"; /* 5 */
 	cg_page p;
 
+	/* CommonMark: "[Ref][ref]" has no definition, so it is text; a
+	 * destination may hold balanced parentheses; a link's text is its
+	 * text without markup (the badge's alt text). */
 	parse(&p, text, "s", NULL);
-	assert_int_equal(p.nlinks, 5);
+	assert_int_equal(p.nlinks, 6);
 	assert_link(&p, 0, CG_LINK_MD, "docs/guide.md", NULL, "Guide", 1);
 	assert_link(&p, 1, CG_LINK_MD, "other.md", "part-two", "Anchored", 1);
 	assert_link(&p, 2, CG_LINK_MD, "my page.md", NULL, "Angle", 3);
-	assert_link(&p, 3, CG_LINK_MD, "badge.md", NULL, "![badge](b.svg)", 4);
+	assert_link(&p, 3, CG_LINK_MD, "badge.md", NULL, "badge", 4);
 	assert_link(&p, 4, CG_LINK_MD, "../sibling/page.md", NULL, "Up", 5);
+	assert_link(&p, 5, CG_LINK_MD, "a(b).md", NULL, "Paren", 5);
 	cg_page_fini(&p);
 }
 
@@ -708,10 +725,11 @@ test_crlf_and_bom(void **state)
 	assert_section(&p, 0, 1, 3, "T", "Body");
 	cg_page_fini(&p);
 
-	/* Setext headings are not read: the underline is text. */
-	parse(&p, "Title\n=====\ntext\n", "s", NULL);
-	assert_int_equal(p.nheadings, 0);
-	assert_section(&p, 0, 1, 3, "", "Title\n=====\ntext");
+	/* A setext heading under CRLF: the underline is not text. */
+	parse(&p, "Title\r\n=====\r\ntext\r\n", "s", NULL);
+	assert_int_equal(p.nheadings, 1);
+	assert_string_equal(p.title, "Title");
+	assert_section(&p, 0, 1, 3, "Title", "text");
 	cg_page_fini(&p);
 }
 
@@ -891,6 +909,223 @@ test_unclosed_brackets(void **state)
 	free(t);
 }
 
+/* The body read as CommonMark (page/markdown.c). */
+
+static void
+test_setext_headings(void **state)
+{
+	static const char text[] = "---\n"            /* 1 */
+	                           "type: concept\n"  /* 2 */
+	                           "---\n"            /* 3 */
+	                           "Retry Policy\n"   /* 4 */
+	                           "============\n"   /* 5 */
+	                           "\n"               /* 6 */
+	                           "Intro text.\n"    /* 7 */
+	                           "\n"               /* 8 */
+	                           "Backoff and\n"    /* 9 */
+	                           "jitter\n"         /* 10 */
+	                           "-----------\n"    /* 11 */
+	                           "Wait [[base]].\n" /* 12 */
+	                           "\n"               /* 13 */
+	                           "## Limits\n"      /* 14 */
+	                           "Three tries.\n";  /* 15 */
+	cg_page p;
+
+	(void)state;
+	parse(&p, text, "slug", NULL);
+	assert_string_equal(p.title, "Retry Policy");
+	assert_int_equal(p.nheadings, 3);
+	assert_heading(&p, 0, 1, 4, "Retry Policy");
+	assert_heading(&p, 1, 2, 9, "Backoff and jitter");
+	assert_heading(&p, 2, 2, 14, "Limits");
+	assert_int_equal(p.nsections, 3);
+	assert_section(&p, 0, 4, 7, "Retry Policy", "Intro text.");
+	assert_section(&p, 1, 9, 12, "Retry Policy > Backoff and jitter",
+	               "Wait [[base]].");
+	assert_section(&p, 2, 14, 15, "Retry Policy > Limits", "Three tries.");
+	assert_int_equal(p.nlinks, 1);
+	assert_link(&p, 0, CG_LINK_WIKI, "base", NULL, NULL, 12);
+	assert_string_equal(p.first_line, "Intro text.");
+	cg_page_fini(&p);
+
+	/* A thematic break after a blank line is no underline, and a "---"
+	 * after a list item belongs to no heading. */
+	parse(&p, "# T\n\ntext\n\n---\n\n- item\n---\nend\n", "slug", NULL);
+	assert_int_equal(p.nheadings, 1);
+	assert_int_equal(p.nsections, 1);
+	assert_section(&p, 0, 1, 9, "T", "text\n\n---\n\n- item\n---\nend");
+	cg_page_fini(&p);
+
+	/* "#tag" is no ATX heading, so over "===" it is a setext one. */
+	parse(&p, "#tag\n===\nbody\n", "slug", NULL);
+	assert_int_equal(p.nheadings, 1);
+	assert_heading(&p, 0, 1, 1, "#tag");
+	assert_section(&p, 0, 1, 3, "#tag", "body");
+	cg_page_fini(&p);
+}
+
+static void
+test_code_blocks_hide_structure(void **state)
+{
+	static const char text[] = "# Real\n"                 /* 1 */
+	                           "\n"                       /* 2 */
+	                           "Before.\n"                /* 3 */
+	                           "\n"                       /* 4 */
+	                           "    # indented comment\n" /* 5 */
+	                           "    [[not-a-link]]\n"     /* 6 */
+	                           "\n"                       /* 7 */
+	                           "    [x](hidden.md)\n"     /* 8 */
+	                           "\n"                       /* 9 */
+	                           "```sh\n"                  /* 10 */
+	                           "\n"                       /* 11 */
+	                           "# shell comment\n"        /* 12 */
+	                           "[[fenced]]\n"             /* 13 */
+	                           "```\n"                    /* 14 */
+	                           "- list\n"                 /* 15 */
+	                           "\n"                       /* 16 */
+	                           "  ~~~\n"                  /* 17 */
+	                           "  # in list code\n"       /* 18 */
+	                           "  ~~~\n"                  /* 19 */
+	                           "\n"                       /* 20 */
+	                           "## After\n"               /* 21 */
+	                           "[[yes]]\n";               /* 22 */
+	cg_page p;
+
+	(void)state;
+	parse(&p, text, "slug", NULL);
+	assert_int_equal(p.nheadings, 2);
+	assert_heading(&p, 0, 1, 1, "Real");
+	assert_heading(&p, 1, 2, 21, "After");
+	assert_int_equal(p.nsections, 2);
+	assert_section(&p, 0, 1, 19, "Real",
+	               "Before.\n\n    # indented comment\n"
+	               "    [[not-a-link]]\n\n    [x](hidden.md)\n\n"
+	               "```sh\n\n# shell comment\n[[fenced]]\n```\n- list\n\n"
+	               "  ~~~\n  # in list code\n  ~~~");
+	assert_section(&p, 1, 21, 22, "Real > After", "[[yes]]");
+	assert_int_equal(p.nlinks, 1);
+	assert_link(&p, 0, CG_LINK_WIKI, "yes", NULL, NULL, 22);
+	assert_string_equal(p.first_line, "Before.");
+	cg_page_fini(&p);
+
+	/* An indented block is prose under a paragraph (a lazy
+	 * continuation), and an empty fenced block has no content. */
+	parse(&p, "para\n    # still para [[a]]\n```\n```\n# H\n", "slug",
+	      NULL);
+	assert_int_equal(p.nheadings, 1);
+	assert_heading(&p, 0, 1, 5, "H");
+	assert_int_equal(p.nlinks, 1);
+	assert_link(&p, 0, CG_LINK_WIKI, "a", NULL, NULL, 2);
+	assert_section(&p, 0, 1, 4, "",
+	               "para\n    # still para [[a]]\n```\n```");
+	cg_page_fini(&p);
+}
+
+static void
+test_html_comments_hide_structure(void **state)
+{
+	static const char text[] = "# Page\n"                            /* 1 */
+	                           "<!--\n"                              /* 2 */
+	                           "# commented heading\n"               /* 3 */
+	                           "[[commented-link]] [c](c.md)\n"      /* 4 */
+	                           "-->\n"                               /* 5 */
+	                           "Text <!-- [[inline]] --> [[real]]\n" /* 6 */
+	                           "<!-- one line [[x]] -->\n";          /* 7 */
+	cg_page p;
+
+	(void)state;
+	parse(&p, text, "slug", NULL);
+	assert_int_equal(p.nheadings, 1);
+	assert_int_equal(p.nlinks, 1);
+	assert_link(&p, 0, CG_LINK_WIKI, "real", NULL, NULL, 6);
+	/* HTML is kept in the body (it is text to search) but is not the
+	 * page's first line. */
+	assert_int_equal(p.nsections, 1);
+	assert_section(&p, 0, 1, 7, "Page",
+	               "<!--\n# commented heading\n[[commented-link]] "
+	               "[c](c.md)\n-->\nText <!-- [[inline]] --> [[real]]\n"
+	               "<!-- one line [[x]] -->");
+	assert_string_equal(p.first_line, "Text <!-- [[inline]] --> [[real]]");
+	cg_page_fini(&p);
+}
+
+static void
+test_reference_links(void **state)
+{
+	static const char text[] =
+	    "# Refs\n"                                           /* 1 */
+	    "See [the guide][g], [Other] and [**bold** x][g].\n" /* 2 */
+	    "[Web][w] and [none][missing].\n"                    /* 3 */
+	    "A link over\n"                                      /* 4 */
+	    "[two\n"                                             /* 5 */
+	    "lines](two.md#sec).\n"                              /* 6 */
+	    "\n"                                                 /* 7 */
+	    "[g]: docs/guide.md#start \"Guide\"\n"               /* 8 */
+	    "[other]: <other page.md>\n"                         /* 9 */
+	    "[w]: https://example.com/x.md\n";                   /* 10 */
+	cg_page p;
+
+	(void)state;
+	parse(&p, text, "slug", NULL);
+	assert_int_equal(p.nlinks, 4);
+	assert_link(&p, 0, CG_LINK_MD, "docs/guide.md", "start", "the guide",
+	            2);
+	assert_link(&p, 1, CG_LINK_MD, "other page.md", NULL, "Other", 2);
+	assert_link(&p, 2, CG_LINK_MD, "docs/guide.md", "start", "bold x", 2);
+	assert_link(&p, 3, CG_LINK_MD, "two.md", "sec", "two lines", 5);
+	cg_page_fini(&p);
+}
+
+static void
+test_wikilinks_and_embeds(void **state)
+{
+	static const char text[] =
+	    "# W\n"                                             /* 1 */
+	    "[[Alpha]] [[beta#Setup|the setup]] ![[diagram]]\n" /* 2 */
+	    "\n"                                                /* 3 */
+	    "| a | b |\n"                                       /* 4 */
+	    "|---|---|\n"                                       /* 5 */
+	    "| [[gamma\\|Gamma]] | `[[code]]` |\n"              /* 6 */
+	    "\n"                                                /* 7 */
+	    "- item [[delta]]\n"                                /* 8 */
+	    "  > quoted ![[eps|E]] [[[]]]\n";                   /* 9 */
+	cg_page p;
+
+	(void)state;
+	parse(&p, text, "slug", NULL);
+	assert_int_equal(p.nlinks, 6);
+	assert_link(&p, 0, CG_LINK_WIKI, "Alpha", NULL, NULL, 2);
+	assert_link(&p, 1, CG_LINK_WIKI, "beta", "Setup", "the setup", 2);
+	assert_link(&p, 2, CG_LINK_WIKI, "diagram", NULL, NULL, 2);
+	assert_link(&p, 3, CG_LINK_WIKI, "gamma", NULL, "Gamma", 6);
+	assert_link(&p, 4, CG_LINK_WIKI, "delta", NULL, NULL, 8);
+	assert_link(&p, 5, CG_LINK_WIKI, "eps", NULL, "E", 9);
+	cg_page_fini(&p);
+}
+
+static void
+test_nested_headings_are_text(void **state)
+{
+	static const char text[] = "# Top\n"       /* 1 */
+	                           "> # quoted\n"  /* 2 */
+	                           "- ## listed\n" /* 3 */
+	                           "\n"            /* 4 */
+	                           "Sub\n"         /* 5 */
+	                           "---\n"         /* 6 */
+	                           "body\n";       /* 7 */
+	cg_page p;
+
+	(void)state;
+	parse(&p, text, "slug", NULL);
+	assert_int_equal(p.nheadings, 2);
+	assert_heading(&p, 0, 1, 1, "Top");
+	assert_heading(&p, 1, 2, 5, "Sub");
+	assert_int_equal(p.nsections, 2);
+	assert_section(&p, 0, 1, 3, "Top", "> # quoted\n- ## listed");
+	assert_section(&p, 1, 5, 7, "Top > Sub", "body");
+	cg_page_fini(&p);
+}
+
 int
 main(void)
 {
@@ -922,6 +1157,12 @@ main(void)
 	    cmocka_unit_test(test_date_valid),
 	    cmocka_unit_test(test_huge_single_line),
 	    cmocka_unit_test(test_unclosed_brackets),
+	    cmocka_unit_test(test_setext_headings),
+	    cmocka_unit_test(test_code_blocks_hide_structure),
+	    cmocka_unit_test(test_html_comments_hide_structure),
+	    cmocka_unit_test(test_reference_links),
+	    cmocka_unit_test(test_wikilinks_and_embeds),
+	    cmocka_unit_test(test_nested_headings_are_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
