@@ -65,7 +65,9 @@ cg_fed_new(cg_fed **out, const cg_fed_opts *opts, cg_err *err)
 	f->ctx = opts->ctx;
 	f->deadline_ms = opts->deadline_ms > 0 ? opts->deadline_ms : 800;
 	f->stats = cg_fed_stats_new();
-	if (f->stats == NULL) {
+	if (f->stats == NULL ||
+	    cg_gate_new(&f->grep_gate, "grep", CG_GREP_SLOTS, CG_GREP_QUEUE,
+	                CG_GREP_WAIT_MS, NULL) != 0) {
 		cg_fed_free(f);
 		return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
 	}
@@ -90,6 +92,12 @@ cg_fed_view_new(cg_fed **out, const cg_fed *base, const cg_acl *acl,
 	return 0;
 }
 
+cg_gate *
+cg_fed_grep_gate(const cg_fed *fed)
+{
+	return fed->grep_gate;
+}
+
 void
 cg_fed_free(cg_fed *fed)
 {
@@ -105,6 +113,7 @@ cg_fed_free(cg_fed *fed)
 	json_decref(fed->strs);
 	free(fed->workspace);
 	cg_fed_stats_free(fed->stats);
+	cg_gate_free(fed->grep_gate);
 	free(fed);
 }
 

@@ -59,6 +59,12 @@ typedef struct cg_fed cg_fed;
 int cg_fed_new(cg_fed **out, const cg_fed_opts *opts, cg_err *err);
 void cg_fed_free(cg_fed *fed);
 
+/* The gate greps pass (federation/gate.h: CG_GREP_SLOTS at once), owned
+ * by the base federation and shared by its views: one per roster, so a
+ * reload starts a new one while the old roster's greps finish. */
+struct cg_gate;
+struct cg_gate *cg_fed_grep_gate(const cg_fed *fed);
+
 /* A view of base for one caller: the same roster, and every request it
  * sends carries acl (borrowed; outlives the view), so nodes answer only
  * about the pages the caller may see.  Freed with cg_fed_free (which then

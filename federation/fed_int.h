@@ -20,6 +20,7 @@
 #include "common/cg_err.h"
 #include "federation/fed.h"
 #include "federation/fed_stats.h"
+#include "federation/gate.h"
 #include "proto/acl.h"
 
 struct cg_fed {
@@ -35,6 +36,8 @@ struct cg_fed {
 	int is_view;          /* shares everything above with its base */
 	cg_fed_stats *stats;  /* what searches learnt (fed_stats.h); the
 	                         base's, shared by its views */
+	cg_gate *grep_gate;   /* greps running at once (gate.h); the base's,
+	                         shared by its views */
 };
 
 /* One round: per node, the request sent (NULL: not in scope), the reply

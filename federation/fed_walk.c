@@ -14,6 +14,7 @@
 #include "common/cg_buf.h"
 #include "common/cg_json.h"
 #include "common/cg_utf8.h"
+#include "federation/gate.h"
 #include "federation/map_plan.h"
 #include "federation/merge.h"
 #include "federation/uri.h"
@@ -679,6 +680,8 @@ cg_fed_grep(cg_fed *fed, const cg_grep_req *req, json_t **out, cg_err *err)
 
 	*out = NULL;
 	rc = grep_check(req, max, err);
+	if (rc == 0)
+		rc = cg_gate_enter(cg_fed_grep_gate(fed), err);
 	if (rc != 0)
 		return rc;
 	args = json_pack("{s:s, s:b, s:b, s:i}", "pattern", req->pattern,
@@ -691,14 +694,17 @@ cg_fed_grep(cg_fed *fed, const cg_grep_req *req, json_t **out, cg_err *err)
 	rc = walk_call(fed, "grep", args, req->prefix, req->sources,
 	               req->nsources, &call, &scope, err);
 	json_decref(args);
-	if (rc != 0)
+	if (rc != 0) {
+		cg_gate_leave(cg_fed_grep_gate(fed));
 		return rc;
+	}
 	all = gather(fed, call, "matches");
 	matches = cg_merge_slice(all, cmp_uri_line, 0, (size_t)max);
 	json_decref(all);
 	*out =
 	    matches ? grep_answer(fed, req, max, call, scope, matches) : NULL;
 	json_decref(call);
+	cg_gate_leave(cg_fed_grep_gate(fed));
 	if (*out == NULL)
 		return cg_err_set(err, CG_ENOMEM, "grep: out of memory");
 	return 0;

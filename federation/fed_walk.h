@@ -30,7 +30,10 @@
  * matches are sorted by uri then line and cut to max, then to
  * CG_GREP_KEEP_BYTES of match and context text (proto/limits.h,
  * "bytes_limited"); "total" is the sum of the per-file counts,
- * "truncated" says matches were left out.  A node's error (a pattern that
+ * "truncated" says matches were left out.  Greps pass the federation's
+ * gate (cg_fed_grep_gate): past its bounds a grep is CG_EUNAVAIL (busy,
+ * HTTP 503) at once, so heavy greps cannot take every HTTP thread or
+ * pile up memory.  A node's error (a pattern that
  * hit a PCRE2 limit on a line) is the answer's error.
  *
  * May be included by federation/ and the layers above it (gateway, cli).
