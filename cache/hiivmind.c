@@ -3,8 +3,8 @@
  * corpus's config.yaml into the structs of hiivmind.h, and holds the
  * helpers hiivmind_index.c and hiivmind_graph.c share (hiivmind_int.h).
  *
- * YAML goes through cg_yaml_load (bounded event reader, no aliases); the
- * jansson tree it returns is walked with loops, never recursion over input
+ * YAML goes through cg_yaml_load (bounded event reader, aliases within caps);
+ * the jansson tree it returns is walked with loops, never recursion over input
  * structure.  One bad item is skipped with a warning, never a failed file.
  * Nothing here touches the network, the cache or an index.
  */

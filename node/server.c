@@ -658,7 +658,7 @@ log_sync(cg_server *s, const char *why, const json_t *reply, int64_t ms)
 		     why, name, json_string_value(json_object_get(st, "code")),
 		     json_string_value(json_object_get(st, "message")));
 	json_object_foreach((json_t *)per, name, st) {
-		long long v[6];
+		long long v[6] = {0};
 		static const char *const k[6] = {"generation", "files",
 		                                 "reparsed",   "added",
 		                                 "deleted",    "skipped"};

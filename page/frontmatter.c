@@ -2,8 +2,8 @@
  * frontmatter.c - finds the YAML frontmatter block of a page and turns it
  * into a jansson object.  The strict path is common/cg_yaml.h's bounded
  * event reader; the lenient path reads `key: value` lines when strict YAML
- * fails.  It must never expand an alias, never recurse over input
- * structure, and never do more than linear work on any input.
+ * fails.  It must never expand an alias past cg_yaml's caps, never recurse
+ * over input structure, and never do more than linear work on any input.
  */
 #include "page/frontmatter.h"
 

@@ -2,11 +2,12 @@
  * frontmatter.h - YAML frontmatter of a markdown page, read with the bounded
  * YAML reader (common/cg_yaml.h) into a jansson object.
  *
- * Hostile YAML is bounded: aliases are rejected (no alias bomb can expand),
- * nesting deeper than CG_YAML_MAX_DEPTH and more than CG_FM_MAX_NODES nodes
- * fail fast, and frontmatter over CG_FM_MAX_BYTES is not parsed.  When strict
- * YAML fails (upstream files contain `description: a: b` and similar), a
- * lenient line reader recovers the top-level `key: value` pairs and simple
+ * Hostile YAML is bounded: aliases are copies within CG_YAML_MAX_ALIAS_NODES
+ * copied nodes (an alias bomb is refused), nesting deeper than
+ * CG_YAML_MAX_DEPTH and more than CG_FM_MAX_NODES nodes fail fast, and
+ * frontmatter over CG_FM_MAX_BYTES is not parsed.  When strict YAML fails
+ * (upstream files contain `description: a: b` and similar), a lenient line
+ * reader recovers the top-level `key: value` pairs and simple
  * `- item` lists so that a page a human would call valid still indexes; the
  * result says which path was taken.
  *
@@ -26,9 +27,10 @@
  *   an array; a null value followed by `- item` lines becomes an array;
  *   `|`/`>` block scalars and indented continuation lines of a plain value
  *   are joined; nested mappings are not recovered (the key is null).
- * - After an alias, depth or node cap only single-line scalar values are
- *   recovered (values starting with [ { & * ! | > are dropped), so the page
- *   keeps its type, owner and dates but no hostile structure is rebuilt.
+ * - After a refused alias, the depth or a node cap only single-line scalar
+ *   values are recovered (values starting with [ { & * ! | > are dropped),
+ *   so the page keeps its type, owner and dates but no hostile structure
+ *   is rebuilt.
  * - Invalid UTF-8 fails strict parsing; the lenient reader then sees it
  *   replaced by U+FFFD (NUL bytes dropped): LENIENT, or BROKEN if no key.
  * - err line numbers count lines of the YAML block (its first line is 1);
