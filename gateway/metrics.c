@@ -1,11 +1,14 @@
 /*
  * metrics.c - counters behind one mutex (requests are milliseconds apart;
  * contention is not a concern at this scale).  Label values are stored as
- * JSON object keys so they are escaped once, when rendered.
+ * JSON object keys so they are escaped once, when rendered.  Per-node
+ * series are shown only as the caller's filter allows (a restricted token
+ * does not read the names of nodes it cannot see).
  */
 #include "gateway/metrics.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,17 +126,24 @@ label(cg_buf *out, const char *s, size_t n)
 	}
 }
 
+/* The series of obj ("l1\tl2" -> count); with show, only those whose
+ * first label (a node) it accepts. */
 static void
 render_pairs(cg_buf *out, json_t *obj, const char *metric, const char *l1,
-             const char *l2)
+             const char *l2, cg_metrics_node_fn show, void *ctx)
 {
 	const char *key;
 	json_t *v;
 
 	json_object_foreach(obj, key, v) {
 		const char *tab = strchr(key, '\t');
+		char first[256];
 
 		if (tab == NULL)
+			continue;
+		(void)snprintf(first, sizeof(first), "%.*s", (int)(tab - key),
+		               key);
+		if (show != NULL && !show(ctx, first))
 			continue;
 		(void)cg_buf_printf(out, "%s{%s=\"", metric, l1);
 		label(out, key, (size_t)(tab - key));
@@ -145,7 +155,8 @@ render_pairs(cg_buf *out, json_t *obj, const char *metric, const char *l1,
 }
 
 void
-cg_metrics_render(cg_metrics *m, cg_buf *out)
+cg_metrics_render(cg_metrics *m, cg_buf *out, cg_metrics_node_fn show,
+                  void *ctx)
 {
 	unsigned long long cum = 0;
 
@@ -154,7 +165,7 @@ cg_metrics_render(cg_metrics *m, cg_buf *out)
 	                       "requests by route and status.\n"
 	                       "# TYPE corpus_gw_requests_total counter\n");
 	render_pairs(out, m->requests, "corpus_gw_requests_total", "route",
-	             "status");
+	             "status", NULL, NULL);
 	(void)cg_buf_puts(out, "# HELP corpus_gw_request_seconds Request "
 	                       "latency.\n"
 	                       "# TYPE corpus_gw_request_seconds histogram\n");
@@ -176,7 +187,7 @@ cg_metrics_render(cg_metrics *m, cg_buf *out)
 	                  "Federation round outcomes per node.\n"
 	                  "# TYPE corpus_gw_node_outcomes_total counter\n");
 	render_pairs(out, m->outcomes, "corpus_gw_node_outcomes_total", "node",
-	             "outcome");
+	             "outcome", show, ctx);
 	pthread_mutex_unlock(&m->mu);
 	(void)cg_buf_puts(out, "# HELP corpus_gw_build_info The corpus-gw "
 	                       "version serving.\n"

@@ -9,6 +9,8 @@
 #ifndef CG_METRICS_H
 #define CG_METRICS_H
 
+#include <stdbool.h>
+
 #include <jansson.h>
 
 #include "common/cg_buf.h"
@@ -24,7 +26,14 @@ void cg_metrics_free(cg_metrics *m);
 void cg_metrics_request(cg_metrics *m, const char *route, int status,
                         double seconds, const json_t *answer);
 
-/* Appends the exposition text to out. */
-void cg_metrics_render(cg_metrics *m, cg_buf *out);
+/* Whether the series of node (its name) may be shown to the caller whose
+ * context ctx is. */
+typedef bool (*cg_metrics_node_fn)(void *ctx, const char *node);
+
+/* Appends the exposition text to out; show (NULL: every node) picks the
+ * per-node series shown, so a caller never reads the name of a node
+ * whose sources it cannot see. */
+void cg_metrics_render(cg_metrics *m, cg_buf *out, cg_metrics_node_fn show,
+                       void *ctx);
 
 #endif
