@@ -7,6 +7,9 @@
  * past the round's deadline, and must not know a transport (the roster's
  * broadcast function sends).  The search (fed_search.c) and the tools
  * (fed_page.c, fed_links.c, fed_walk.c, fed_corpus.c) are built on it.
+ * A view scopes to the sources its caller can see (proto/acl.h,
+ * cg_acl_sees_source): a hidden source is neither asked nor named, in
+ * answers or in errors, exactly like one that does not exist.
  */
 #include "federation/fed.h"
 
@@ -135,11 +138,19 @@ scope_match(const cg_fed_node *n, const char *src, const char *want)
 	       strcmp(src, slash + 1) == 0;
 }
 
+bool
+cg_fed_source_visible(const cg_fed *fed, const cg_fed_node *n,
+                      const char *source)
+{
+	return cg_acl_sees_source(fed->acl, n->workspace, source);
+}
+
 static bool
-node_has(const cg_fed_node *n, const char *want)
+node_has(const cg_fed *f, const cg_fed_node *n, const char *want)
 {
 	for (size_t k = 0; k < n->nsources; k++)
-		if (scope_match(n, n->sources[k], want))
+		if (scope_match(n, n->sources[k], want) &&
+		    cg_fed_source_visible(f, n, n->sources[k]))
 			return true;
 	return false;
 }
@@ -149,9 +160,12 @@ valid_sources(const cg_fed *f, cg_buf *b)
 {
 	for (size_t i = 0; i < f->nnodes; i++)
 		for (size_t k = 0; k < f->nodes[i].nsources; k++)
-			(void)cg_buf_printf(b, "%s%s/%s", b->len ? ", " : "",
-			                    f->nodes[i].workspace,
-			                    f->nodes[i].sources[k]);
+			if (cg_fed_source_visible(f, &f->nodes[i],
+			                          f->nodes[i].sources[k]))
+				(void)cg_buf_printf(b, "%s%s/%s",
+				                    b->len ? ", " : "",
+				                    f->nodes[i].workspace,
+				                    f->nodes[i].sources[k]);
 }
 
 int
@@ -162,7 +176,7 @@ cg_fed_scope(const cg_fed *f, const char *const *sources, size_t nsources,
 		bool found = false;
 
 		for (size_t i = 0; i < f->nnodes && !found; i++)
-			found = node_has(&f->nodes[i], sources[s]);
+			found = node_has(f, &f->nodes[i], sources[s]);
 		if (!found) {
 			cg_buf b;
 			int rc;
@@ -180,12 +194,19 @@ cg_fed_scope(const cg_fed *f, const char *const *sources, size_t nsources,
 		json_t *a = json_array();
 
 		for (size_t k = 0; k < f->nodes[i].nsources; k++) {
-			bool in = nsources == 0;
+			/* A source the caller cannot see is not asked: its
+			 * name must not reach the evidence. */
+			bool in = nsources == 0 &&
+			          cg_fed_source_visible(f, &f->nodes[i],
+			                                f->nodes[i].sources[k]);
 
 			for (size_t s = 0; s < nsources && !in; s++)
 				in = scope_match(&f->nodes[i],
 				                 f->nodes[i].sources[k],
-				                 sources[s]);
+				                 sources[s]) &&
+				     cg_fed_source_visible(
+				         f, &f->nodes[i],
+				         f->nodes[i].sources[k]);
 			if (in)
 				json_array_append_new(
 				    a, json_string(f->nodes[i].sources[k]));

@@ -73,10 +73,17 @@ struct cg_acl;
 int cg_fed_view_new(cg_fed **out, const cg_fed *base, const struct cg_acl *acl,
                     cg_err *err);
 
+/* False when the caller of view fed can see no page of node n's source
+ * (proto/acl.h, cg_acl_sees_source); always true for the base roster.  A
+ * hidden source is out of every scope and named nowhere. */
+bool cg_fed_source_visible(const cg_fed *fed, const cg_fed_node *n,
+                           const char *source);
+
 /*
  * Sends op with args (borrowed; "sources" is set per node) to every node
- * holding a source in scope (sources/nsources; NULL = all; an unknown name
- * is CG_EINVAL listing the valid ones) and returns
+ * holding a source in scope (sources/nsources; NULL = all the caller can
+ * see; an unknown or hidden name is CG_EINVAL listing the visible ones)
+ * and returns
  *   {"nodes": [{"node", "workspace", "sources", "outcome", "code"?,
  *               "result"?}], "degraded": b}
  * where outcome is "ok" or why the node gave no result, and code the

@@ -55,9 +55,10 @@ struct cg_fed_round {
 };
 
 /* Per node: a new array of its sources named by sources[0..nsources)
- * (NULL = every source), or NULL to skip the node.  A name no node holds
- * is CG_EINVAL listing the valid ones, before anything is stored.  scope
- * has f->nnodes slots. */
+ * (NULL = every source), or NULL to skip the node; a view leaves out
+ * the sources its caller cannot see.  A name no node holds, or a hidden
+ * one, is CG_EINVAL listing the visible ones, before anything is stored.
+ * scope has f->nnodes slots. */
 int cg_fed_scope(const cg_fed *f, const char *const *sources, size_t nsources,
                  json_t **scope, cg_err *err);
 

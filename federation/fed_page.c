@@ -20,8 +20,9 @@
 #include "federation/fed_links.h"
 #include "federation/page_tools_int.h"
 #include "federation/uri.h"
+#include "proto/limits.h"
 
-#define PEEK_MAX 100
+#define PEEK_MAX CG_PEEK_MAX_ITEMS
 
 /* --- read --------------------------------------------------------------- */
 

@@ -7,7 +7,11 @@
  * instead of costing the whole deadline; one that accepts connections but
  * never completes the handshake (a stopped process) is waited on to the
  * deadline and reported as a timeout, like a connected node that is
- * silent.
+ * silent.  Every reply is held to the bound of its own request
+ * (proto/reply_bound.h) before and after parsing; one that arrives past
+ * the round's deadline is a timeout (nng's), and so is one whose reading
+ * (more than READ_SLACK_MS of it) ends past the deadline: whatever a node
+ * sends, it costs the round at most its deadline and one bounded parse.
  */
 #include "federation/transport.h"
 
@@ -23,6 +27,7 @@
 #include <nng/protocol/reqrep0/req.h>
 
 #include "common/cg_time.h"
+#include "proto/reply_bound.h"
 #include "proto/wire.h"
 
 /* Without nng statistics: how long a request waits for a node that has
@@ -33,6 +38,9 @@
 /* How often unconnected nodes are checked, and their dialer stats read. */
 #define WATCH_POLL_MS  1
 #define WATCH_STATS_MS 10
+/* A reply that took longer than this to read and ended past the deadline
+ * is dropped (take_reply). */
+#define READ_SLACK_MS 20
 
 struct peer {
 	nng_socket sock;
@@ -293,6 +301,43 @@ watch_connects(cg_transport *t, struct call *calls, size_t n, int64_t start,
 	}
 }
 
+/* The reply in msg to the request req of call c, or NULL with the reason:
+ * outside the bound of its request (proto/reply_bound.h: the length and
+ * the tokens checked before parsing, the items after), or read past the
+ * round's deadline.  nng's timeout already refused a reply that arrived
+ * late; one that arrived in time is dropped only when reading it took
+ * more than READ_SLACK_MS and ended past the deadline, so an honest
+ * node is not punished for the scheduler's or another node's delay. */
+static json_t *
+take_reply(const json_t *req, const struct call *c, nng_msg *msg, int64_t start,
+           int64_t end, cg_err *e)
+{
+	int64_t t0 = cg_mono_ms();
+	int64_t t1;
+	cg_reply_bound b;
+	json_t *rep = NULL;
+
+	cg_reply_bound_of(&b, req);
+	if (cg_reply_bound_bytes(&b, nng_msg_body(msg), nng_msg_len(msg), e) ==
+	    0)
+		rep = cg_wire_decode_reply(nng_msg_body(msg), nng_msg_len(msg),
+		                           c->id, e);
+	if (rep != NULL && cg_reply_bound_items(&b, rep, e) != 0) {
+		json_decref(rep);
+		rep = NULL;
+	}
+	t1 = cg_mono_ms();
+	if (rep != NULL && t1 > end && t1 - t0 > READ_SLACK_MS) {
+		cg_err_set(e, CG_ETIMEDOUT,
+		           "timeout after %d ms (reading a %zu-byte reply took "
+		           "it past the deadline)",
+		           (int)(t1 - start), nng_msg_len(msg));
+		json_decref(rep);
+		rep = NULL;
+	}
+	return rep;
+}
+
 void
 cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
                        cg_err *errs, size_t n, int deadline_ms)
@@ -348,9 +393,8 @@ cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
 			        t->peers[i].url);
 			continue;
 		}
-		replies[i] = cg_wire_decode_reply(
-		    nng_msg_body(nng_aio_get_msg(c->aio)),
-		    nng_msg_len(nng_aio_get_msg(c->aio)), c->id, &errs[i]);
+		replies[i] = take_reply(reqs[i], c, nng_aio_get_msg(c->aio),
+		                        start, end, &errs[i]);
 		nng_msg_free(nng_aio_get_msg(c->aio));
 	}
 	for (size_t i = 0; i < n; i++) {

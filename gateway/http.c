@@ -424,14 +424,36 @@ route_mcp(cg_http *h, struct MHD_Connection *c, struct req *rq)
 	return ok;
 }
 
+/* Whether the caller rq may see node's series: it sees one of the node's
+ * sources (a node gone from the roster: only an unrestricted caller). */
+static bool
+metrics_node_shown(void *ctx, const char *node)
+{
+	const struct req *rq = ctx;
+	size_t n;
+	const cg_fed_node *r = cg_fed_roster(rq->ro->fed, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(r[i].name, node) != 0)
+			continue;
+		for (size_t k = 0; k < r[i].nsources; k++)
+			if (cg_acl_sees_source(rq->acl, r[i].workspace,
+			                       r[i].sources[k]))
+				return true;
+		return false;
+	}
+	return !cg_acl_active(rq->acl);
+}
+
 static enum MHD_Result
-route_metrics(cg_http *h, struct MHD_Connection *c, const struct req *rq)
+route_metrics(cg_http *h, struct MHD_Connection *c, struct req *rq)
 {
 	cg_buf b;
 	enum MHD_Result ok;
 
 	cg_buf_init(&b, 16u << 20);
-	cg_metrics_render(h->metrics, rq->ro->fed, rq->acl, &b);
+	cg_metrics_render(h->metrics, rq->ro->fed, rq->acl, &b,
+	                  metrics_node_shown, rq);
 	ok = send_text(c, 200, "text/plain; version=0.0.4", cg_buf_str(&b),
 	               b.len, NULL);
 	cg_buf_fini(&b);

@@ -5,7 +5,9 @@
  * per-source series are not counters: each scrape asks the nodes (the
  * status tool, under the scraper's policy), so they are as fresh as the
  * scrape and cost one round; a node that does not answer is missing from
- * them (and counted in the outcomes).
+ * them (and counted in the outcomes).  Per-node series are shown only as
+ * the caller's filter allows (a restricted token does not read the names
+ * of nodes it cannot see).
  */
 #define _GNU_SOURCE
 #include "gateway/metrics.h"
@@ -152,17 +154,24 @@ label(cg_buf *out, const char *s, size_t n)
 	}
 }
 
+/* The series of obj ("l1\tl2" -> count); with show, only those whose
+ * first label (a node) it accepts. */
 static void
 render_pairs(cg_buf *out, json_t *obj, const char *metric, const char *l1,
-             const char *l2)
+             const char *l2, cg_metrics_node_fn show, void *ctx)
 {
 	const char *key;
 	json_t *v;
 
 	json_object_foreach(obj, key, v) {
 		const char *tab = strchr(key, '\t');
+		char first[256];
 
 		if (tab == NULL)
+			continue;
+		(void)snprintf(first, sizeof(first), "%.*s", (int)(tab - key),
+		               key);
+		if (show != NULL && !show(ctx, first))
 			continue;
 		(void)cg_buf_printf(out, "%s{%s=\"", metric, l1);
 		label(out, key, (size_t)(tab - key));
@@ -283,7 +292,8 @@ render_sources(cg_fed *fed, const cg_acl *acl, cg_buf *out)
 }
 
 void
-cg_metrics_render(cg_metrics *m, cg_fed *fed, const cg_acl *acl, cg_buf *out)
+cg_metrics_render(cg_metrics *m, cg_fed *fed, const cg_acl *acl, cg_buf *out,
+                  cg_metrics_node_fn show, void *ctx)
 {
 	unsigned long long cum = 0;
 
@@ -292,7 +302,7 @@ cg_metrics_render(cg_metrics *m, cg_fed *fed, const cg_acl *acl, cg_buf *out)
 	                       "requests by route and status.\n"
 	                       "# TYPE corpus_gw_requests_total counter\n");
 	render_pairs(out, m->requests, "corpus_gw_requests_total", "route",
-	             "status");
+	             "status", NULL, NULL);
 	(void)cg_buf_puts(out, "# HELP corpus_gw_request_seconds Request "
 	                       "latency.\n"
 	                       "# TYPE corpus_gw_request_seconds histogram\n");
@@ -314,17 +324,13 @@ cg_metrics_render(cg_metrics *m, cg_fed *fed, const cg_acl *acl, cg_buf *out)
 	                  "calls by tool and interface.\n"
 	                  "# TYPE corpus_gw_tool_requests_total counter\n");
 	render_pairs(out, m->tools, "corpus_gw_tool_requests_total", "tool",
-	             "interface");
-	/* Node names would tell a restricted caller of sources it cannot
-	 * read. */
-	if (!cg_acl_active(acl)) {
-		(void)cg_buf_puts(
-		    out, "# HELP corpus_gw_node_outcomes_total "
-		         "Federation round outcomes per node.\n"
-		         "# TYPE corpus_gw_node_outcomes_total counter\n");
-		render_pairs(out, m->outcomes, "corpus_gw_node_outcomes_total",
-		             "node", "outcome");
-	}
+	             "interface", NULL, NULL);
+	(void)cg_buf_puts(out,
+	                  "# HELP corpus_gw_node_outcomes_total "
+	                  "Federation round outcomes per node.\n"
+	                  "# TYPE corpus_gw_node_outcomes_total counter\n");
+	render_pairs(out, m->outcomes, "corpus_gw_node_outcomes_total", "node",
+	             "outcome", show, ctx);
 	pthread_mutex_unlock(&m->mu);
 	render_sources(fed, acl, out);
 	(void)cg_buf_puts(out, "# HELP corpus_gw_build_info The corpus-gw "

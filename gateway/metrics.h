@@ -11,6 +11,8 @@
 #ifndef CG_METRICS_H
 #define CG_METRICS_H
 
+#include <stdbool.h>
+
 #include <jansson.h>
 
 #include "common/cg_buf.h"
@@ -35,17 +37,23 @@ void cg_metrics_tool(cg_metrics *m, const char *tool, const char *iface);
 /* Counts the tool of an MCP message (a tools/call), if it is one. */
 void cg_metrics_mcp(cg_metrics *m, const char *body, size_t len);
 
+/* Whether the series of node (its name) may be shown to the caller whose
+ * context ctx is. */
+typedef bool (*cg_metrics_node_fn)(void *ctx, const char *node);
+
 /*
  * Appends the exposition text to out: the counters, then what a status
  * round over fed answers for a caller with policy acl (NULL: everything):
  * pages, index bytes and index age per source, and for each remote
  * corpus the age of its cache and the outcome of its last refresh.  A
  * restricted caller (cg_acl_active) gets only the sources it may read
- * (the nodes leave out a source with nothing visible), only their visible
- * page counts, and no per-node series: no label names what it cannot see.
+ * (the nodes leave out a source with nothing visible) and only their
+ * visible page counts; show (NULL: every node) picks the per-node series
+ * shown, so a caller never reads the name of a node whose sources it
+ * cannot see.
  */
 struct cg_acl;
 void cg_metrics_render(cg_metrics *m, cg_fed *fed, const struct cg_acl *acl,
-                       cg_buf *out);
+                       cg_buf *out, cg_metrics_node_fn show, void *ctx);
 
 #endif

@@ -3,8 +3,10 @@
  * workspace scope and a source list intersect (`--workspace-name acme
  * --source api` is acme's api, not every source of acme plus any api), and
  * the names it produces are always workspace-qualified, so two workspaces
- * that both have a source "docs" are never confused.  It must not send
- * anything to a node or keep state.
+ * that both have a source "docs" are never confused.  A source the
+ * caller cannot see (cg_fed_source_visible) is left out of every
+ * expansion and every "valid" list, as if the roster did not hold it.
+ * It must not send anything to a node or keep state.
  */
 #include "gateway/scope.h"
 
@@ -22,27 +24,41 @@ in_list(const char *const *v, size_t n, const char *s, size_t len)
 	return false;
 }
 
+/* Whether the caller sees a source of node. */
 static bool
-roster_has_ws(const cg_fed_node *nodes, size_t n, const char *ws)
+node_visible(const cg_fed *fed, const cg_fed_node *node)
+{
+	for (size_t k = 0; k < node->nsources; k++)
+		if (cg_fed_source_visible(fed, node, node->sources[k]))
+			return true;
+	return false;
+}
+
+static bool
+roster_has_ws(const cg_fed *fed, const cg_fed_node *nodes, size_t n,
+              const char *ws)
 {
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(nodes[i].workspace, ws) == 0)
+		if (strcmp(nodes[i].workspace, ws) == 0 &&
+		    node_visible(fed, &nodes[i]))
 			return true;
 	return false;
 }
 
 static int
-unknown_ws(const cg_fed_node *nodes, size_t n, const char *ws, cg_err *err)
+unknown_ws(const cg_fed *fed, const cg_fed_node *nodes, size_t n,
+           const char *ws, cg_err *err)
 {
 	cg_buf b;
 	int rc;
 
 	cg_buf_init(&b, 8192);
 	for (size_t i = 0; i < n; i++) {
-		bool seen = false;
+		bool seen = !node_visible(fed, &nodes[i]);
 
 		for (size_t k = 0; k < i && !seen; k++)
 			seen =
+			    node_visible(fed, &nodes[k]) &&
 			    strcmp(nodes[k].workspace, nodes[i].workspace) == 0;
 		if (!seen)
 			(void)cg_buf_printf(&b, "%s%s", b.len ? ", " : "",
@@ -60,10 +76,10 @@ add_name(json_t *names, const char *ws, const char *src)
 	json_array_append_new(names, json_sprintf("%s/%s", ws, src));
 }
 
-/* Every source of the workspaces, qualified. */
+/* Every source of the workspaces the caller can see, qualified. */
 static void
-all_sources(const cg_fed_node *nodes, size_t n, const char *const *ws,
-            size_t nws, json_t *names)
+all_sources(const cg_fed *fed, const cg_fed_node *nodes, size_t n,
+            const char *const *ws, size_t nws, json_t *names)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *w = nodes[i].workspace;
@@ -71,14 +87,17 @@ all_sources(const cg_fed_node *nodes, size_t n, const char *const *ws,
 		if (!in_list(ws, nws, w, strlen(w)))
 			continue;
 		for (size_t k = 0; k < nodes[i].nsources; k++)
-			add_name(names, w, nodes[i].sources[k]);
+			if (cg_fed_source_visible(fed, &nodes[i],
+			                          nodes[i].sources[k]))
+				add_name(names, w, nodes[i].sources[k]);
 	}
 }
 
 /* One source name within the workspaces. */
 static int
-one_source(const cg_fed_node *nodes, size_t n, const char *const *ws,
-           size_t nws, const char *s, json_t *names, cg_err *err)
+one_source(const cg_fed *fed, const cg_fed_node *nodes, size_t n,
+           const char *const *ws, size_t nws, const char *s, json_t *names,
+           cg_err *err)
 {
 	const char *slash = strchr(s, '/');
 	size_t before = json_array_size(names);
@@ -99,7 +118,8 @@ one_source(const cg_fed_node *nodes, size_t n, const char *const *ws,
 		if (!in_list(ws, nws, w, strlen(w)))
 			continue;
 		for (size_t k = 0; k < nodes[i].nsources; k++)
-			if (strcmp(nodes[i].sources[k], s) == 0)
+			if (strcmp(nodes[i].sources[k], s) == 0 &&
+			    cg_fed_source_visible(fed, &nodes[i], s))
 				add_name(names, w, s);
 	}
 	if (json_array_size(names) == before)
@@ -122,15 +142,15 @@ cg_scope_expand(const cg_fed *fed, const char *const *ws, size_t nws,
 		return 0;
 	}
 	for (size_t i = 0; i < nws; i++)
-		if (!roster_has_ws(nodes, n, ws[i]))
-			return unknown_ws(nodes, n, ws[i], err);
+		if (!roster_has_ws(fed, nodes, n, ws[i]))
+			return unknown_ws(fed, nodes, n, ws[i], err);
 	if (nsrc == 0)
-		all_sources(nodes, n, ws, nws, names);
+		all_sources(fed, nodes, n, ws, nws, names);
 	/* An empty list would mean "everything" to the federation. */
 	if (nsrc == 0 && json_array_size(names) == 0)
 		return cg_err_set(err, CG_ENOPROV,
 		                  "the workspace scope holds no source");
 	for (size_t i = 0; rc == 0 && i < nsrc; i++)
-		rc = one_source(nodes, n, ws, nws, src[i], names, err);
+		rc = one_source(fed, nodes, n, ws, nws, src[i], names, err);
 	return rc;
 }

@@ -17,6 +17,7 @@
 #include "node/pages.h"
 #include "node/resolve.h"
 #include "proto/acl.h"
+#include "proto/limits.h"
 
 /* Matches returned per name by the resolve operation. */
 #define RESOLVE_MAX 50
@@ -256,10 +257,12 @@ cg_op_resolve(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	int rc = 0;
 
 	json_object_set_new(res, "results", results);
-	if (!json_is_array(names) || json_array_size(names) > 1000)
+	if (!json_is_array(names) ||
+	    json_array_size(names) > CG_RESOLVE_MAX_NAMES)
 		return cg_err_set(err, CG_EINVAL,
 		                  "resolve: names must be an array of at most "
-		                  "1000 {name, source?}");
+		                  "%d {name, source?}",
+		                  CG_RESOLVE_MAX_NAMES);
 	json_array_foreach(names, k, it) {
 		const char *name =
 		    json_string_value(json_object_get(it, "name"));

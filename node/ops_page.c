@@ -30,6 +30,7 @@
 #include "node/pages.h"
 #include "node/resolve.h"
 #include "page/frontmatter.h"
+#include "proto/limits.h"
 
 /* Bytes of a file's head kept for its frontmatter during a range read. */
 #define HEAD_MAX ((size_t)CG_FM_MAX_BYTES + 8192)
@@ -399,10 +400,11 @@ cg_op_peek(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 	int rc;
 
 	json_object_set_new(res, "pages", pages);
-	if (!json_is_array(items))
+	if (!json_is_array(items) || json_array_size(items) > CG_PEEK_MAX_ITEMS)
 		return cg_err_set(err, CG_EINVAL,
-		                  "peek: items must be an array of {source, "
-		                  "path}");
+		                  "peek: items must be an array of at most %d "
+		                  "{source, path} (got %zu)",
+		                  CG_PEEK_MAX_ITEMS, json_array_size(items));
 	json_array_foreach(items, i, it) {
 		const char *src =
 		    json_string_value(json_object_get(it, "source"));

@@ -646,17 +646,44 @@ claims_one(cg_index *idx, void *ctx, cg_err *err)
 	return cg_search_claims(idx, r->keys, r->pages, err);
 }
 
+/* The distinct keys of a claims request (a new array): a key asked twice
+ * would be answered twice, so repeating one would multiply the reply. */
+static json_t *
+distinct_keys(const json_t *keys)
+{
+	json_t *seen = json_object();
+	json_t *out = json_array();
+	size_t i;
+	const json_t *k;
+
+	json_array_foreach(keys, i, k) {
+		if (json_is_string(k) &&
+		    json_object_get(seen, json_string_value(k)) == NULL) {
+			json_object_set_new(seen, json_string_value(k),
+			                    json_true());
+			json_array_append(out, (json_t *)k);
+		}
+	}
+	json_decref(seen);
+	return out;
+}
+
 int
 cg_op_claims(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 {
-	struct claims_run r = {json_object_get(args, "keys"), json_array()};
+	const json_t *keys = json_object_get(args, "keys");
+	struct claims_run r = {NULL, json_array()};
+	json_t *uniq = NULL;
 	int rc = 0;
 
 	json_object_set_new(res, "pages", r.pages);
-	if (!json_is_array(r.keys))
+	if (!json_is_array(keys) || json_array_size(keys) > CG_CLAIMS_MAX_KEYS)
 		return cg_err_set(err, CG_EINVAL,
-		                  "claims: keys must be an "
-		                  "array of strings");
+		                  "claims: keys must be an array of at most %d "
+		                  "strings (got %zu)",
+		                  CG_CLAIMS_MAX_KEYS, json_array_size(keys));
+	uniq = distinct_keys(keys);
+	r.keys = uniq;
 	for (size_t i = 0; i < cg_node_nsources(n) && rc == 0; i++) {
 		cg_err serr;
 
@@ -667,5 +694,6 @@ cg_op_claims(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		rc = cg_node_source_failed(res, cg_node_index(n, i), rc, &serr,
 		                           err);
 	}
+	json_decref(uniq);
 	return rc;
 }

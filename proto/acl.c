@@ -1,5 +1,7 @@
 /*
- * acl.c - the one visibility check.  Pure functions over globs and JSON.
+ * acl.c - the one visibility check.  Pure functions over globs and JSON;
+ * whether a whole source is hidden is decided on the globs alone (a glob
+ * matched against a uri prefix), never by listing pages.
  */
 #include "proto/acl.h"
 
@@ -133,4 +135,130 @@ cg_acl_allows(const cg_acl *acl, const char *source, const char *path)
 	ok = allows_raw(acl, b.data);
 	cg_buf_fini(&b);
 	return ok;
+}
+
+/* --- whole sources -------------------------------------------------------- */
+
+/* Steps a glob may take while matching prefixes (a '*' may branch): past
+ * it the answer is the cautious one. */
+#define GLOB_STEPS 100000
+
+/* The length of the bracket expression at p ("[...]"), or 0 when p does
+ * not open one (then '[' is a plain character, as fnmatch reads it). */
+static size_t
+bracket_len(const char *p)
+{
+	size_t i = 1;
+
+	if (p[i] == '!' || p[i] == '^')
+		i++;
+	if (p[i] == ']')
+		i++;
+	while (p[i] != '\0' && p[i] != ']')
+		i++;
+	return p[i] == ']' ? i + 1 : 0;
+}
+
+/* Whether the one character c matches the pattern element at *p (a
+ * character, an escape, '?' or a bracket expression); *p moves past it. */
+static bool
+element_match(const char **p, char c)
+{
+	size_t n;
+
+	if (**p == '?') {
+		(*p)++;
+		return true;
+	}
+	if (**p == '[' && (n = bracket_len(*p)) > 0) {
+		char cls[1100];
+		char one[2] = {c, '\0'};
+
+		if (n >= sizeof(cls)) {
+			*p += n;
+			return true; /* cannot decide: cautious */
+		}
+		memcpy(cls, *p, n);
+		cls[n] = '\0';
+		*p += n;
+		return fnmatch(cls, one, 0) == 0;
+	}
+	if (**p == '\\' && (*p)[1] != '\0')
+		(*p)++;
+	return *(*p)++ == c;
+}
+
+/* Whether glob p can match some uri that starts with s (a '*' can take
+ * the rest of s, and then anything: true). */
+static bool
+may_match_below(const char *p, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*p == '\0')
+			return false;
+		if (*p == '*')
+			return true;
+		if (!element_match(&p, *s))
+			return false;
+	}
+	return true;
+}
+
+/* Whether glob p matches every s + X with X non-empty; *steps bounds the
+ * work (out of steps: false, the cautious answer). */
+/* NOLINTBEGIN(misc-no-recursion): each call moves p or s one element on,
+ * so the depth is at most their lengths (a glob is at most 1024 bytes),
+ * and *steps bounds the branching of '*'. */
+static bool
+matches_all_below(const char *p, const char *s, long *steps)
+{
+	if (--*steps < 0)
+		return false;
+	if (*s == '\0') {
+		const char *q = p;
+
+		while (*q == '*')
+			q++;
+		return q != p && *q == '\0';
+	}
+	if (*p == '\0')
+		return false;
+	if (*p == '*')
+		return matches_all_below(p + 1, s, steps) ||
+		       matches_all_below(p, s + 1, steps);
+	if (!element_match(&p, *s))
+		return false;
+	return matches_all_below(p, s + 1, steps);
+}
+/* NOLINTEND(misc-no-recursion) */
+
+bool
+cg_acl_sees_source(const cg_acl *acl, const char *ws, const char *source)
+{
+	cg_buf b;
+	bool seen = true;
+	size_t i;
+	const json_t *g;
+
+	if (!cg_acl_active(acl))
+		return true;
+	cg_buf_init(&b, 1 << 16);
+	if (cg_buf_printf(&b, "cg://%s/%s/", ws ? ws : "", source) != 0) {
+		cg_buf_fini(&b);
+		return true;
+	}
+	if (json_is_array(acl->allow)) {
+		seen = false;
+		json_array_foreach(acl->allow, i, g)
+			seen = seen ||
+			       may_match_below(json_string_value(g), b.data);
+	}
+	json_array_foreach(acl->deny, i, g) {
+		long steps = GLOB_STEPS;
+
+		seen = seen &&
+		       !matches_all_below(json_string_value(g), b.data, &steps);
+	}
+	cg_buf_fini(&b);
+	return seen;
 }

@@ -44,4 +44,15 @@ bool cg_acl_allows_uri(const cg_acl *acl, const char *uri);
 /* The page source/path in acl->workspace. */
 bool cg_acl_allows(const cg_acl *acl, const char *source, const char *path);
 
+/*
+ * False when no page of source in workspace ws can be visible: no allow
+ * glob can match a uri below cg://ws/source/, or a deny glob matches
+ * every one.  Such a source is hidden whole: its name is as unknown to
+ * the caller as a source that does not exist (evidence, scope errors,
+ * metrics).  The test errs towards true (a glob it cannot decide shows
+ * the source; its pages stay filtered one by one), so a source with a
+ * visible page is never hidden.
+ */
+bool cg_acl_sees_source(const cg_acl *acl, const char *ws, const char *source);
+
 #endif

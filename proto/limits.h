@@ -23,4 +23,14 @@
 /* fetch: hits asked of one node at once (the search limit's cap). */
 #define CG_FETCH_MAX_ITEMS 500
 
+/* peek: pages asked at once (the tool's uris and a node's items). */
+#define CG_PEEK_MAX_ITEMS 100
+
+/* claims: keys asked of one node at once; the federation asks only the
+ * keys of its hits, at most the search limit's cap. */
+#define CG_CLAIMS_MAX_KEYS 500
+
+/* resolve: names asked at once. */
+#define CG_RESOLVE_MAX_NAMES 1000
+
 #endif

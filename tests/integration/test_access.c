@@ -593,6 +593,62 @@ test_hidden_is_not_found(void **state)
 	peek_hidden_like_missing();
 }
 
+/* Issue 15, finding 12: a token learns no name of a source it cannot
+ * read (web, root and the handbook corpus for the billing-only token):
+ * not in the evidence (sources asked and answered, per-source counts,
+ * nodes), not in the "valid:" list of an unknown-source error (a hidden
+ * source is unknown), not in /metrics labels. */
+static void
+test_hidden_sources_unnamed(void **state)
+{
+	static const char *const asks[] = {
+	    "/v1/search?q=zeppelin",
+	    "/v1/search?category=standard",
+	    "/v1/list",
+	    "/v1/map",
+	    "/v1/grep?pattern=zeppelin",
+	    "/v1/status",
+	    "/v1/resolve?name=refunds",
+	    "/metrics",
+	};
+	static const char *const names[] = {"acme/web", "\"web\"",  "acme/root",
+	                                    "\"root\"", "handbook", NULL};
+	static const char *const unknown[] = {
+	    "/v1/search?q=zeppelin&source=web",
+	    "/v1/search?q=zeppelin&source=acme/root",
+	    "/v1/search?q=zeppelin&source=nosuch",
+	    "/v1/search?q=zeppelin&workspace=acme&source=handbook",
+	};
+	char *body = NULL;
+
+	for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]); i++) {
+		assert_int_equal(http(TOK_BILLING, asks[i], NULL, &body), 200);
+		for (size_t k = 0; names[k] != NULL; k++) {
+			if (strstr(body, names[k]) != NULL)
+				fprintf(stderr, "%s names %s:\n%.2000s\n",
+				        asks[i], names[k], body);
+			assert_null(strstr(body, names[k]));
+		}
+		free(body);
+	}
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++) {
+		assert_int_equal(http(TOK_BILLING, unknown[i], NULL, &body),
+		                 400);
+		if (strstr(body, "(valid: acme/billing)") == NULL &&
+		    strstr(body, "no workspace in scope") == NULL)
+			fprintf(stderr, "%s: %s\n", unknown[i], body);
+		assert_true(strstr(body, "(valid: acme/billing)") != NULL ||
+		            strstr(body, "no workspace in scope has a source "
+		                         "'handbook'") != NULL);
+		free(body);
+	}
+	/* The unrestricted token still sees every source. */
+	assert_int_equal(http(TOK_ADMIN, "/v1/search?q=zeppelin", NULL, &body),
+	                 200);
+	assert_non_null(strstr(body, "acme/web"));
+	free(body);
+}
+
 static void
 test_mcp_tools_filtered(void **state)
 {
@@ -638,6 +694,7 @@ main(void)
 	    cmocka_unit_test(test_visible_pages_still_answer),
 	    cmocka_unit_test(test_admin_gets_suggestions),
 	    cmocka_unit_test(test_hidden_is_not_found),
+	    cmocka_unit_test(test_hidden_sources_unnamed),
 	    cmocka_unit_test(test_mcp_tools_filtered),
 	};
 
