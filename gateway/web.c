@@ -9,12 +9,12 @@
  * strings; "no-referrer" would make a form post say Origin: null), no framing.
  *
  * Tokens: with tokens configured, the page's credential is the
- * CG_WEB_COOKIE cookie (else a Bearer header); http.c matches it against the tokens exactly as it
- * matches a Bearer header and hands over the policy.  POST /token sets
- * it from a small form (HttpOnly, so no script reads it; SameSite=Strict,
- * so no other site's link or form sends it; without Secure, since the
- * gateway speaks plain HTTP, so put a TLS proxy in front of a public one).
- * The cookie is not tied to a port: gateways on one host name share it.
+ * CG_WEB_COOKIE cookie (else a Bearer header); http.c matches it against the
+ * tokens exactly as it matches a Bearer header and hands over the policy.  POST
+ * /token sets it from a small form (HttpOnly, so no script reads it;
+ * SameSite=Strict, so no other site's link or form sends it; without Secure,
+ * since the gateway speaks plain HTTP, so put a TLS proxy in front of a public
+ * one). The cookie is not tied to a port: gateways on one host name share it.
  * A call that is not authed gets that form (401) or an asset, and no tool
  * runs for it.
  *

@@ -38,40 +38,6 @@ is_blank(const char *s, size_t n)
 	return n == 0;
 }
 
-int
-cg_pgi_atx(const char *l, size_t n, const char **text, size_t *tlen)
-{
-	size_t i = 0;
-	size_t h;
-	size_t e;
-	const char *t;
-	size_t m;
-
-	while (i < 3 && i < n && l[i] == ' ')
-		i++;
-	h = i;
-	while (h < n && h - i < 7 && l[h] == '#')
-		h++;
-	if (h == i || h - i > 6 || h >= n || (l[h] != ' ' && l[h] != '\t'))
-		return 0;
-	t = l + h;
-	m = n - h;
-	cg_trim(&t, &m, CG_SPACES);
-	e = m;
-	while (e > 0 && t[e - 1] == '#')
-		e--;
-	if (e == 0)
-		m = 0;
-	else if (e < m && (t[e - 1] == ' ' || t[e - 1] == '\t'))
-		m = e;
-	cg_trim(&t, &m, CG_SPACES);
-	if (m == 0)
-		return 0;
-	*text = t;
-	*tlen = cg_utf8_clip(t, m, CG_HEADING_MAX_BYTES);
-	return (int)(h - i);
-}
-
 static void
 append(struct cg_pgi_walk *b, const char *p, size_t n)
 {

@@ -43,6 +43,41 @@
 #define LINK_TEXT_KEEP 1024 /* link text collected (links.c clips it) */
 #define HREF_NEAR      256  /* bytes searched for an empty link's line */
 
+/* page_int.h; here because only the Markdown reader asks. */
+int
+cg_pgi_atx(const char *l, size_t n, const char **text, size_t *tlen)
+{
+	size_t i = 0;
+	size_t h;
+	size_t e;
+	const char *t;
+	size_t m;
+
+	while (i < 3 && i < n && l[i] == ' ')
+		i++;
+	h = i;
+	while (h < n && h - i < 7 && l[h] == '#')
+		h++;
+	if (h == i || h - i > 6 || h >= n || (l[h] != ' ' && l[h] != '\t'))
+		return 0;
+	t = l + h;
+	m = n - h;
+	cg_trim(&t, &m, CG_SPACES);
+	e = m;
+	while (e > 0 && t[e - 1] == '#')
+		e--;
+	if (e == 0)
+		m = 0;
+	else if (e < m && (t[e - 1] == ' ' || t[e - 1] == '\t'))
+		m = e;
+	cg_trim(&t, &m, CG_SPACES);
+	if (m == 0)
+		return 0;
+	*text = t;
+	*tlen = cg_utf8_clip(t, m, CG_HEADING_MAX_BYTES);
+	return (int)(h - i);
+}
+
 /* The state of one md4c run over a body. */
 struct md {
 	struct cg_pgi_walk *b;
