@@ -51,7 +51,7 @@
 #define CG_HTTP_TIMEOUT_S        10
 #define CG_HTTP_TIMEOUT_ENV      "CORPUS_GW_HTTP_TIMEOUT" /* 1-3600 seconds */
 #define CG_HTTP_THREADS          4
-#define CG_HTTP_MEMORY_LIMIT     (64u * 1024) /* per connection: headers */
+#define CG_HTTP_MEMORY_LIMIT     ((size_t)64 * 1024) /* per connection: headers */
 
 typedef struct cg_http cg_http;
 

@@ -53,6 +53,23 @@ typed_value(const cg_api_tool *t, const char *key, const char *val, size_t vlen,
 	return v;
 }
 
+/* Appends v (taken) to the list args[key] (old, NULL: not there yet). */
+static int
+add_to_list(json_t *args, const char *key, json_t *old, json_t *v, cg_err *err)
+{
+	if (old == NULL) {
+		old = json_array();
+		if (json_object_set_new(args, key, old) != 0) {
+			json_decref(v);
+			return cg_err_set(err, CG_EINVAL,
+			                  "'%s' is not a valid name", key);
+		}
+	}
+	if (json_array_append_new(old, v) != 0)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	return 0;
+}
+
 int
 cg_query_args_add(json_t *args, const cg_api_tool *t, const char *key,
                   size_t klen, const char *val, size_t vlen, cg_err *err)
@@ -74,20 +91,8 @@ cg_query_args_add(json_t *args, const cg_api_tool *t, const char *key,
 		           ? err->code
 		           : cg_err_set(err, CG_ENOMEM, "out of memory");
 	old = json_object_get(args, key);
-	if (in_list(t->lists, key)) {
-		if (old == NULL) {
-			old = json_array();
-			if (json_object_set_new(args, key, old) != 0) {
-				json_decref(v);
-				return cg_err_set(err, CG_EINVAL,
-				                  "'%s' is not a valid name",
-				                  key);
-			}
-		}
-		if (json_array_append_new(old, v) != 0)
-			return cg_err_set(err, CG_ENOMEM, "out of memory");
-		return 0;
-	}
+	if (in_list(t->lists, key))
+		return add_to_list(args, key, old, v, err);
 	if (old != NULL) {
 		json_decref(v);
 		return cg_err_set(err, CG_EINVAL, "'%s' given twice", key);
