@@ -28,6 +28,7 @@
 #include "federation/fed_stats.h"
 #include "federation/fed_suggest.h"
 #include "federation/merge.h"
+#include "federation/uri.h"
 #include "page/query.h"
 #include "proto/acl.h"
 #include "proto/stats.h"
@@ -40,7 +41,9 @@ struct search_ctx {
 	const cg_search_req *req;
 	cg_query q;
 	int limit;
-	json_t **scope;   /* per node */
+	json_t **scope; /* per node */
+	/* Every source the receipt names is "workspace/source"
+	 * (cg_uri_qname): two workspaces may both have a source "api". */
 	json_t *nodes;    /* evidence: per-node outcome */
 	json_t *answered; /* sources that answered */
 	json_t *asked;    /* sources asked */
@@ -117,18 +120,23 @@ drop_failed(struct search_ctx *c, size_t i, const json_t *res)
 
 	json_object_foreach(json_object_get(res, "failed"), src, why) {
 		json_t *scope = c->scope[i];
+		json_t *q = cg_uri_qname(c->f->nodes[i].workspace, src);
 
 		for (size_t k = json_array_size(scope); k-- > 0;)
 			if (strcmp(json_string_value(json_array_get(scope, k)),
 			           src) == 0)
 				json_array_remove(scope, k);
-		if (json_object_get(c->failed, src) == NULL)
+		/* Keyed "ws/source"; "bare" (the node's own name for it)
+		 * is only for failed_sources' message. */
+		if (q != NULL &&
+		    json_object_get(c->failed, json_string_value(q)) == NULL)
 			json_object_set_new(
-			    c->failed, src,
-			    json_pack("{s:s, s:s, s:s}", "node",
-			              c->f->nodes[i].name, "code",
+			    c->failed, json_string_value(q),
+			    json_pack("{s:s, s:s, s:s, s:s}", "bare", src,
+			              "node", c->f->nodes[i].name, "code",
 			              cg_json_str(why, "code"), "message",
 			              cg_json_str(why, "message")));
+		json_decref(q);
 		if (scope != NULL && json_array_size(scope) == 0)
 			retire(c, i, CG_EUNAVAIL, cg_json_str(why, "message"));
 	}
@@ -266,6 +274,23 @@ take_fini(struct round_take *t)
 	json_decref(t->per);
 }
 
+/* Sets dst["ws/source"] to each value of src (keyed by a node's own
+ * source names), so that the receipt's names carry their workspace. */
+static void
+qualify_keys(json_t *dst, const char *ws, const json_t *src)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach((json_t *)src, k, v) {
+		json_t *q = cg_uri_qname(ws, k);
+
+		if (q != NULL)
+			json_object_set(dst, json_string_value(q), v);
+		json_decref(q);
+	}
+}
+
 static void
 take_result(struct search_ctx *c, size_t node, const json_t *res,
             struct round_take *t)
@@ -297,7 +322,8 @@ take_result(struct search_ctx *c, size_t node, const json_t *res,
 			cg_fed_tag(h, c->f->nodes[node].workspace);
 		json_array_append(t->fu, h);
 	}
-	(void)json_object_update(t->per, json_object_get(res, "per_source"));
+	qualify_keys(t->per, c->f->nodes[node].workspace,
+	             json_object_get(res, "per_source"));
 }
 
 /* Per node: {epochs: {source: epoch}} of what the statistics were summed
@@ -577,12 +603,15 @@ fed_search_prepare(struct search_ctx *c, cg_err *err)
 		                  "updated_since, tag)");
 	rc = cg_fed_scope(c->f, r->sources, r->nsources, c->scope, err);
 	for (size_t i = 0; rc == 0 && i < c->f->nnodes; i++) {
+		json_t *q;
+
 		if (c->scope[i] == NULL)
 			continue;
-		json_array_extend(c->asked, c->scope[i]);
-		json_object_set_new(c->nodes, c->f->nodes[i].name,
-		                    json_pack("{s:O, s:s}", "sources",
-		                              c->scope[i], "outcome", "ok"));
+		q = cg_uri_qnames(c->f->nodes[i].workspace, c->scope[i]);
+		json_array_extend(c->asked, q);
+		json_object_set_new(
+		    c->nodes, c->f->nodes[i].name,
+		    json_pack("{s:o, s:s}", "sources", q, "outcome", "ok"));
 	}
 	return rc;
 }
@@ -610,8 +639,8 @@ fed_sync_scope(struct search_ctx *c, cg_err *err)
 		else
 			note_outcome(c, i, code, msg);
 		if (res != NULL)
-			json_object_update(c->synced,
-			                   json_object_get(res, "sources"));
+			qualify_keys(c->synced, c->f->nodes[i].workspace,
+			             json_object_get(res, "sources"));
 	}
 	json_decref(args);
 	cg_fed_round_fini(&r);
@@ -908,14 +937,18 @@ failed_sources(struct search_ctx *c, json_t *ev)
 		char msg[CG_ERR_MSG_MAX + 64];
 		json_t *one = json_deep_copy(why);
 		const char *m = cg_json_str(why, "message");
-		size_t n = strlen(src);
+		const char *bare = cg_json_str(why, "bare");
+		size_t n = strlen(bare);
 
+		json_object_del(one, "bare");
 		json_object_set_new(one, "source", json_string(src));
 		json_array_append_new(list, one);
-		/* A node's message usually names the source already. */
+		/* A node's message usually names the source already, bare:
+		 * it gets the qualified name instead. */
 		if (strncmp(m, "source ", 7) == 0 &&
-		    strncmp(m + 7, src, n) == 0 && m[7 + n] == ':')
-			(void)snprintf(msg, sizeof(msg), "%s", m);
+		    strncmp(m + 7, bare, n) == 0 && m[7 + n] == ':')
+			(void)snprintf(msg, sizeof(msg), "source %s%s", src,
+			               m + 7 + n);
 		else
 			(void)snprintf(msg, sizeof(msg), "source %s: %s", src,
 			               m);

@@ -242,7 +242,8 @@ walk_call(cg_fed *f, const char *op, json_t *args, const char *prefix,
  */
 
 /* {sources_asked, sources_answered, nodes[{node, sources, outcome}],
- * degraded} of a cg_fed_call answer; a followup per silent node. */
+ * degraded} of a cg_fed_call answer, every source named "ws/source"
+ * (cg_uri_qname); a followup per silent node. */
 static json_t *
 walk_evidence(const json_t *call, json_t *fu)
 {
@@ -253,14 +254,15 @@ walk_evidence(const json_t *call, json_t *fu)
 	size_t i;
 
 	json_array_foreach(json_object_get(call, "nodes"), i, n) {
-		const json_t *srcs = json_object_get(n, "sources");
+		json_t *srcs = cg_uri_qnames(cg_json_str(n, "workspace"),
+		                             json_object_get(n, "sources"));
 		bool ok = json_object_get(n, "result") != NULL;
 
-		json_array_extend(asked, (json_t *)srcs);
+		json_array_extend(asked, srcs);
 		if (ok)
-			json_array_extend(answered, (json_t *)srcs);
+			json_array_extend(answered, srcs);
 		json_array_append_new(
-		    nodes, json_pack("{s:s, s:O, s:s}", "node",
+		    nodes, json_pack("{s:s, s:o, s:s}", "node",
 		                     cg_json_str(n, "node"), "sources", srcs,
 		                     "outcome", cg_json_str(n, "outcome")));
 		if (!ok) {

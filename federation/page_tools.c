@@ -62,16 +62,23 @@ cg_pt_ev_add(struct cg_pt_ev *e, const json_t *call)
 			    mine, "outcome",
 			    json_string(out ? out : "no reply"));
 		json_array_foreach(json_object_get(n, "sources"), k, s) {
-			const char *src = json_string_value(s);
+			/* Named "ws/source": two workspaces may share a
+			 * source name. */
+			json_t *q = cg_uri_qname(cg_json_str(n, "workspace"),
+			                         json_string_value(s));
+			const char *src = json_string_value(q);
 
-			if (src == NULL)
+			if (src == NULL || !json_is_string(s)) {
+				json_decref(q);
 				continue;
+			}
 			json_object_set_new(json_object_get(mine, "sources"),
 			                    src, json_true());
 			json_object_set_new(e->asked, src, json_true());
 			if (ok)
 				json_object_set_new(e->answered, src,
 				                    json_true());
+			json_decref(q);
 		}
 	}
 }

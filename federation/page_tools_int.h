@@ -23,8 +23,8 @@
 /* What the rounds of one tool asked and heard, for the receipt. */
 struct cg_pt_ev {
 	json_t *nodes;    /* node name -> {sources: {}, outcome} */
-	json_t *asked;    /* source -> true */
-	json_t *answered; /* source -> true */
+	json_t *asked;    /* "ws/source" -> true */
+	json_t *answered; /* "ws/source" -> true */
 };
 
 void cg_pt_ev_init(struct cg_pt_ev *e);

@@ -3,7 +3,8 @@
  * part is an error, never guessed at.  Every part is percent-encoded when
  * made (cg_pct_encode: '%', spaces, '#', '?', controls; non-ASCII UTF-8
  * kept as written) and decoded when parsed, so any file name a page can
- * have round-trips from a hit to read.
+ * have round-trips from a hit to read.  A qualified source name
+ * ("ws/source") is what receipts print; it is not a uri and not encoded.
  */
 #include "federation/uri.h"
 
@@ -79,4 +80,24 @@ cg_uri_make(const char *ws, const char *source, const char *path)
 	for (int i = 0; i < 3; i++)
 		free(e[i]);
 	return uri;
+}
+
+json_t *
+cg_uri_qname(const char *ws, const char *source)
+{
+	return json_sprintf("%s/%s", ws ? ws : "", source ? source : "");
+}
+
+json_t *
+cg_uri_qnames(const char *ws, const json_t *sources)
+{
+	json_t *a = json_array();
+	size_t i;
+	const json_t *s;
+
+	json_array_foreach(sources, i, s)
+		if (json_is_string(s))
+			json_array_append_new(
+			    a, cg_uri_qname(ws, json_string_value(s)));
+	return a;
 }

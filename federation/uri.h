@@ -2,12 +2,15 @@
  * uri.h - page uris: cg://<workspace>/<source>/<path>, path relative to
  * the source's repository root.  Parsing percent-decodes the path (so a
  * "%2e%2e" arrives as ".." and is refused by the node like any other
- * traversal); nothing here touches the file system.
+ * traversal); nothing here touches the file system.  It also makes the
+ * qualified source names ("ws/source") that answers' receipts carry.
  *
  * May be included by federation/ and the layers above it (gateway, cli).
  */
 #ifndef CG_URI_H
 #define CG_URI_H
+
+#include <jansson.h>
 
 #include "common/cg_err.h"
 
@@ -27,5 +30,15 @@ void cg_uri_fini(cg_uri *u);
  * cg_pct_encode; '/' kept in path), malloc'd; NULL on allocation
  * failure.  cg_uri_parse gives the parts back. */
 char *cg_uri_make(const char *ws, const char *source, const char *path);
+
+/* "ws/source": how every receipt (an answer's evidence and followups)
+ * names a source, so that two workspaces' sources of one name stay apart
+ * behind one gateway; a scope accepts it back.  A new json string, NULL
+ * on allocation failure. */
+json_t *cg_uri_qname(const char *ws, const char *source);
+
+/* A new array of the cg_uri_qname of each string of sources (an array of
+ * source names of workspace ws); other elements are skipped. */
+json_t *cg_uri_qnames(const char *ws, const json_t *sources);
 
 #endif

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# test_receipt_names.sh - issue 13: every receipt names a source as
+# "workspace/source".  A config serves two workspaces, "alpha" and "beta",
+# whose root wikis are both the source "root"; the evidence of search
+# (sources_asked, sources_answered, per_source, nodes[].sources), of a walk
+# tool (list) and of a page tool (read) must tell them apart, embedded
+# (--config) and against a running gateway (--gateway).  Bare names
+# ("root" twice) are the ambiguity this guards against.  The hits' own
+# "source" stays the bare name: their uri carries the workspace.
+set -euo pipefail
+
+: "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cg-receipt.XXXXXX")
+pid=""
+cleanup() {
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+for w in alpha beta; do
+	mkdir -p "$tmp/$w/.guild/wiki/concepts"
+	printf -- '---\ntype: concept\ntitle: Quince in %s\n---\n# Quince in %s\n\nThe quince of %s.\n' \
+		"$w" "$w" "$w" >"$tmp/$w/.guild/wiki/concepts/quince.md"
+done
+cat >"$tmp/gw.yaml" <<EOF
+listen: http://127.0.0.1:0
+cache: $tmp/cache
+workspaces:
+  - name: alpha
+    path: $tmp/alpha
+  - name: beta
+    path: $tmp/beta
+EOF
+
+# expect WHAT JQ-FILTER WANT: the filter's output (compact) must be WANT.
+expect() {
+	local got
+	got=$(jq -c "$2" "$tmp/ans.json") || fail "$1: not JSON: $(head -c 300 "$tmp/ans.json")"
+	[ "$got" = "$3" ] || fail "$1: $2 is $got, want $3"
+}
+
+both='["alpha/root","beta/root"]'
+
+check() {
+	"$CG_BIN" query "$@" --json quince >"$tmp/ans.json"
+	expect "query $*" '.evidence.sources_asked | sort' "$both"
+	expect "query $*" '.evidence.sources_answered | sort' "$both"
+	expect "query $*" '.evidence.per_source | keys' "$both"
+	expect "query $*" '[.evidence.nodes[].sources[]] | sort' "$both"
+	expect "query $*" '[.evidence.per_source[].candidates >= 1] | all' true
+	expect "query $*" '[.hits[].source] | unique' '["root"]'
+	expect "query $*" '[.hits[].uri | split("/")[2]] | sort' '["alpha","beta"]'
+
+	# A qualified name given back as the scope keeps one workspace.
+	"$CG_BIN" query "$@" --source beta/root --json quince >"$tmp/ans.json"
+	expect "query $* --source beta/root" '.evidence.sources_asked' '["beta/root"]'
+	expect "query $* --source beta/root" '.evidence.per_source | keys' '["beta/root"]'
+
+	"$CG_BIN" list "$@" --json >"$tmp/ans.json"
+	expect "list $*" '.evidence.sources_asked | sort' "$both"
+	expect "list $*" '.evidence.sources_answered | sort' "$both"
+	expect "list $*" '[.evidence.nodes[].sources[]] | sort' "$both"
+
+	"$CG_BIN" read "$@" --json cg://beta/root/.guild/wiki/concepts/quince.md >"$tmp/ans.json"
+	expect "read $*" '.evidence.sources_asked' '["beta/root"]'
+	expect "read $*" '.evidence.sources_answered' '["beta/root"]'
+}
+
+check --config "$tmp/gw.yaml"
+
+"$CG_BIN" serve --config "$tmp/gw.yaml" >"$tmp/serve.out" 2>"$tmp/serve.err" &
+pid=$!
+url=""
+for _ in $(seq 1 300); do
+	url=$(sed -n 's/^listening //p' "$tmp/serve.out")
+	[ -n "$url" ] && break
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.1
+done
+[ -n "$url" ] || fail "serve printed no listening line: $(cat "$tmp/serve.err")"
+for _ in $(seq 1 300); do
+	[ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] && break
+	sleep 0.1
+done
+check --gateway "$url"
+
+kill -TERM "$pid"
+wait "$pid" || fail "serve exited $? on SIGTERM"
+pid=""
+echo "PASS"
