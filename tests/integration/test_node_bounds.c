@@ -49,6 +49,29 @@ static struct {
 	cgt_proc *node;
 } fx;
 
+/* Waits until the real node answers a search with hits: "listening"
+ * comes before the first index, and a query that beats it is answered
+ * "index not built yet", which is not what these tests are about. */
+static void
+wait_indexed(void)
+{
+	nng_socket s = cgt_client(fx.url, 5000);
+	int64_t deadline = cgt_now_ms() + 60000LL * cgt_slowdown();
+	bool found = false;
+
+	while (!found && cgt_now_ms() < deadline) {
+		json_t *r = cgt_node_search(s, "quokka", 5);
+
+		found = json_array_size(cgt_hits(r)) > 0;
+		json_decref(r);
+		if (!found)
+			cgt_sleep_ms(50);
+	}
+	nng_close(s);
+	if (!found)
+		fail_msg("the node did not index its wiki in time");
+}
+
 static int
 setup(void **state)
 {
@@ -71,6 +94,7 @@ setup(void **state)
 	fx.node = cgt_node_start(fx.ws, fx.cache, fx.log, &fx.url, "--source",
 	                         "root", "--name", "acme/root", "--listen",
 	                         "tcp://127.0.0.1:0", NULL);
+	wait_indexed();
 	return 0;
 }
 
