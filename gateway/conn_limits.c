@@ -8,7 +8,11 @@
  * notification unlinks them under the same mutex, before libmicrohttpd
  * closes the descriptor.  A shut-down socket reads end of file, so
  * libmicrohttpd closes the connection itself (and frees its slot in the
- * per-address count).  This file must not read, parse or answer requests.
+ * per-address count).  A connection whose whole header block waits,
+ * unread, in the kernel's buffer is not cut (peeked, never consumed): the
+ * client was on time and the server is late (its libmicrohttpd thread is
+ * answering another request), which is no attack.  This file must not
+ * read, parse or answer requests.
  */
 #define _GNU_SOURCE
 #include "gateway/conn_limits.h"
@@ -18,11 +22,13 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "common/cg_time.h"
 
 #define WATCHDOG_TICK_MS 100
+#define PEEK_MAX         (64 * 1024) /* header bytes looked at, unread */
 
 /* One open connection, for the deadline watchdog. */
 struct conn {
@@ -46,7 +52,8 @@ struct cg_conn_limits {
 	pthread_t watchdog;
 	int running;
 	int stop;
-	struct conn conns; /* sentinel of a circular list */
+	struct conn conns;   /* sentinel of a circular list */
+	char peek[PEEK_MAX]; /* the watchdog's, under mu */
 };
 
 static struct conn *
@@ -131,12 +138,24 @@ deadline_of(const cg_conn_limits *l, const struct conn *k)
 	return l->header_timeout_ms;
 }
 
+/* Whether a whole header block waits unread in fd's receive buffer (the
+ * server has not read what the client sent in time); under l->mu. */
+static int
+headers_waiting(cg_conn_limits *l, int fd)
+{
+	ssize_t n = recv(fd, l->peek, sizeof(l->peek), MSG_PEEK | MSG_DONTWAIT);
+
+	return n >= 4 && memmem(l->peek, (size_t)n, "\r\n\r\n", 4) != NULL;
+}
+
 /* Shuts down every connection past its deadline; under l->mu. */
 static void
 cut_late(cg_conn_limits *l, int64_t now)
 {
 	for (struct conn *k = l->conns.next; k != &l->conns; k = k->next) {
 		if (k->busy || k->cut || now - k->since_ms < deadline_of(l, k))
+			continue;
+		if (!k->headers_in && headers_waiting(l, k->fd))
 			continue;
 		/* libmicrohttpd sees end of file and closes the connection;
 		 * the fd is still its own (not yet closed, see above). */

@@ -251,8 +251,12 @@ cg_grep_new(cg_grep **out, const cg_grep_opts *opts, cg_err *err)
 static void
 ring_clear(cg_grep *g)
 {
-	for (int i = 0; i < g->nring; i++)
-		free(g->ring[(g->ring_head + i) % CG_GREP_CONTEXT_LINES].text);
+	for (int i = 0; i < g->nring; i++) {
+		int k = (g->ring_head + i) % CG_GREP_CONTEXT_LINES;
+
+		free(g->ring[k].text);
+		g->ring[k].text = NULL;
+	}
 	g->nring = 0;
 	g->ring_head = 0;
 }

@@ -234,8 +234,12 @@ test_heavy_greps_do_not_starve(void **state)
 	assert_int_equal(ok + busy, NGREPS); /* none dropped */
 	assert_true(ok >= 1);
 	/* at most CG_GREP_SLOTS greps hold answers at once: the peak grows
-	 * by far less than 16 unbounded answers (issue 15: 45 -> 514 MB) */
+	 * by far less than 16 unbounded answers (issue 15: 45 -> 514 MB).
+	 * Not under AddressSanitizer, whose quarantine keeps freed memory
+	 * (256 MB by default) on purpose: the plain build checks it. */
+#ifndef __SANITIZE_ADDRESS__
 	assert_true(after_kib - before_kib < 200 * 1024);
+#endif
 }
 
 static int

@@ -198,6 +198,7 @@ test_reconcile_finds_damage(void **state)
 	json_decref(r);
 	nng_close(s);
 	cgt_node_stop(p, 10000);
+	cgt_proc_free(p);
 	free(url);
 	free(db);
 	cgt_rm(dir);
