@@ -32,6 +32,7 @@
 #include "common/cg_json.h"
 #include "common/cg_utf8.h"
 #include "gateway/api.h"
+#include "page/page.h"
 
 #define CSP                                                         \
 	"default-src 'none'; script-src 'self'; style-src 'self'; " \
@@ -200,10 +201,20 @@ source_select(cg_buf *out, const cg_web_call *w, const json_t *q)
 	json_decref(st);
 }
 
-static const char *const categories[] = {"context", "standard", "product",
-                                         "entity",  "concept",  "decision",
-                                         "source",  NULL};
 static const char *const confidences[] = {"high", "medium", "low", NULL};
+
+/* The category filter: page/fields.c's categories. */
+static void
+category_select(cg_buf *out, const json_t *q)
+{
+	const char *list[16];
+	size_t n = 0;
+
+	while (n < 15 && (list[n] = cg_category_at(n)) != NULL)
+		n++;
+	list[n] = NULL;
+	select_box(out, "category", "any category", list, q);
+}
 
 static void
 search_form(cg_buf *out, const cg_web_call *w, const json_t *q)
@@ -217,7 +228,7 @@ search_form(cg_buf *out, const cg_web_call *w, const json_t *q)
 	(void)cg_buf_puts(out, "\">\n<button type=\"submit\">Search</button>\n"
 	                       "<div class=\"filters\">\n");
 	source_select(out, w, q);
-	select_box(out, "category", "any category", categories, q);
+	category_select(out, q);
 	select_box(out, "confidence", "any confidence", confidences, q);
 	text_box(out, "owner", "text", q);
 	text_box(out, "tag", "text", q);

@@ -55,6 +55,12 @@ lookup(const char *s, enum form f)
 }
 
 const char *
+cg_category_at(size_t i)
+{
+	return i < NCATEGORIES ? categories[i][ONE] : NULL;
+}
+
+const char *
 cg_category_for_dir(const char *dir)
 {
 	return lookup(dir, DIR);

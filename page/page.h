@@ -186,6 +186,10 @@ const char *cg_category_singular(const char *s);
 /* The valid categories as "context, standard, ..." (static string). */
 const char *cg_category_list(void);
 
+/* The i-th valid category value (in cg_category_list's order), NULL past
+ * the last. */
+const char *cg_category_at(size_t i);
+
 /* True when s is a valid YYYY-MM-DD calendar date. */
 int cg_date_valid(const char *s);
 
