@@ -174,11 +174,14 @@ text_box(cg_buf *out, const char *name, const char *type, const json_t *q)
 }
 
 /* The sources the caller may search, from the status tool (the same
- * access-filtered path), for the source filter. */
+ * access-filtered path), for the source filter.  Each is named
+ * workspace/source, the name the scope takes (gateway/scope.c): two
+ * workspaces that both have a source "docs" give two distinct options. */
 static void
 source_select(cg_buf *out, const cg_web_call *w, const json_t *q)
 {
 	json_t *st = NULL;
+	json_t *names = json_array();
 	const char *list[128];
 	size_t n = 0;
 	size_t i;
@@ -188,16 +191,25 @@ source_select(cg_buf *out, const cg_web_call *w, const json_t *q)
 	cg_err err;
 
 	cg_err_clear(&err);
-	if (cg_api_call_as(w->fed, w->acl, "status", NULL, &st, &err) == 0)
+	if (names != NULL &&
+	    cg_api_call_as(w->fed, w->acl, "status", NULL, &st, &err) == 0)
 		json_array_foreach(json_object_get(st, "nodes"), i, node) {
 			json_array_foreach(json_object_get(node, "sources"), k,
 			                   src) {
-				if (n < 127)
-					list[n++] = cg_json_str(src, "source");
+				(void)json_array_append_new(
+				    names,
+				    json_sprintf("%s/%s",
+				                 cg_json_str(node, "workspace"),
+				                 cg_json_str(src, "source")));
 			}
 		}
+	json_array_foreach(names, i, src) {
+		if (n < 127 && json_is_string(src))
+			list[n++] = json_string_value(src);
+	}
 	list[n] = NULL;
 	select_box(out, "source", "every source", list, q);
+	json_decref(names);
 	json_decref(st);
 }
 

@@ -110,7 +110,7 @@ async function checkSearch(browser) {
 	titles = await hitTitles(page);
 	assert.deepEqual(titles.sort(), ["Auth Flow", "Caching"]);
 	// And source api keeps only the sub-guild's page.
-	await page.selectOption("select[name=source]", "api");
+	await page.selectOption("select[name=source]", "acme/api");
 	await page.waitForFunction(() =>
 		document.querySelectorAll("#hits .hit").length === 1);
 	assert.deepEqual(await hitTitles(page), ["Auth Flow"]);

@@ -85,12 +85,26 @@ page "$ws" $w/concepts/hostile.md \
 page "$ws" services/api/$w/concepts/auth-flow.md 'type: concept' \
 	$'# Auth Flow\n\nSessions live in [[root/Use Postgres]].\n'
 
+# A second workspace whose sub-guild is also named "api": the source
+# filter must tell the two apart.
+beta="$tmp/beta"
+mkdir -p "$beta/.guild"
+cat >"$beta/.guild/workspace.json" <<'JSON'
+{"schema": "guild.workspace.v1", "root_wiki": false,
+ "sub_guilds": [{"name": "api", "path": "api", "kind": "service",
+                 "has_wiki": true}]}
+JSON
+page "$beta" api/$w/concepts/quetzal.md 'type: concept' \
+	$'# Quetzal Notes\n\nThe quetzal lives in the beta api only.\n'
+
 cat >"$tmp/gw.yaml" <<EOF
 listen: http://127.0.0.1:0
 cache: $tmp/cache
 workspaces:
   - name: acme
     path: $ws
+  - name: beta
+    path: $beta
 tokens:
   - name: admin
     secret_env: CGT_ADMIN
@@ -143,6 +157,15 @@ expect 401 'needs a token' "$url/?q=Postgres"
 expect 401 'Authorization' -H "$admin_cookie" "$url/v1/search?q=Postgres"
 expect 200 'use-postgres.md' -H "Authorization: Bearer $CG_ADMIN_TOKEN" \
 	"$url/v1/search?q=Postgres"
+# The source filter names each source with its workspace: acme's api and
+# beta's api are two options, and each filters to its own pages.
+expect 200 '<option value="acme/api"' -H "$admin_cookie" "$url/"
+expect 200 '<option value="beta/api"' -H "$admin_cookie" "$url/"
+expect 200 'quetzal.md' -H "$admin_cookie" "$url/?q=quetzal&source=beta%2Fapi"
+expect 200 'quetzal' -H "$admin_cookie" "$url/?q=quetzal&source=acme%2Fapi"
+if grep -q 'quetzal.md' "$tmp/body"; then
+	fail "acme/api's filter shows beta's page"
+fi
 
 rc=0
 (cd "$dir" && CG_CHROMIUM="$chromium" node web.mjs "$url") || rc=$?
