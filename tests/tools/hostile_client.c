@@ -4,14 +4,16 @@
  *
  *   cg-hostile --port N [--flood none|slowloris|idle] [--conns N]
  *              [--requests N] [--fresh ADDR] [--path PATH] [--budget-s S]
+ *              [--pause-ms MS]
  *
  * Floods 127.0.0.1:N from 127.0.0.1 with --conns connections (default
  * 600) in the given mode (default slowloris; none: no flood), waits until
  * the flood has made that many connections (20 s at most) and one more
  * second, then sends --requests (default 200) GET PATH (default /healthz)
  * one after another from the loopback address --fresh (default
- * 127.0.0.2), each on a new connection with a 5 s bound, stopping early
- * once --budget-s seconds (default 60) have passed, and prints one line:
+ * 127.0.0.2), each on a new connection with a 5 s bound and --pause-ms
+ * (default 0) after it, stopping early once --budget-s seconds (default
+ * 60) have passed, and prints one line:
  *
  *   answered=A/N p50_ms=X p99_ms=Y max_ms=Z flood_made=M flood_cut=C
  *
@@ -37,7 +39,7 @@
 static const char usage[] =
     "usage: cg-hostile --port N [--flood none|slowloris|idle] [--conns N]\n"
     "                  [--requests N] [--fresh ADDR] [--path PATH]\n"
-    "                  [--budget-s S]\n";
+    "                  [--budget-s S] [--pause-ms MS]\n";
 
 struct opts {
 	int port;
@@ -47,6 +49,7 @@ struct opts {
 	const char *fresh;
 	const char *path;
 	int budget_s;
+	int pause_ms;
 };
 
 static double
@@ -71,7 +74,7 @@ static int
 parse(int argc, char **argv, struct opts *o)
 {
 	*o = (struct opts){0,           "slowloris", 600, 200,
-	                   "127.0.0.2", "/healthz",  60};
+	                   "127.0.0.2", "/healthz",  60,  0};
 	for (int i = 1; i + 1 < argc; i += 2) {
 		const char *k = argv[i];
 		const char *v = argv[i + 1];
@@ -90,11 +93,14 @@ parse(int argc, char **argv, struct opts *o)
 			o->path = v;
 		else if (strcmp(k, "--budget-s") == 0)
 			o->budget_s = (int)strtol(v, NULL, 10);
+		else if (strcmp(k, "--pause-ms") == 0)
+			o->pause_ms = (int)strtol(v, NULL, 10);
 		else
 			return -1;
 	}
 	if (argc % 2 == 0 || o->port <= 0 || o->port > 65535 ||
-	    o->requests <= 0 || o->requests > 100000 || o->budget_s <= 0)
+	    o->requests <= 0 || o->requests > 100000 || o->budget_s <= 0 ||
+	    o->pause_ms < 0 || o->pause_ms > 60000)
 		return -1;
 	if (strcmp(o->flood, "none") != 0 &&
 	    strcmp(o->flood, "slowloris") != 0 && strcmp(o->flood, "idle") != 0)
@@ -154,6 +160,8 @@ main(int argc, char **argv)
 
 		lat[sent++] = st == 200 ? now_ms() - t : ANSWER_MS;
 		answered += st == 200;
+		if (o.pause_ms > 0)
+			usleep((useconds_t)o.pause_ms * 1000);
 	}
 	qsort(lat, (size_t)sent, sizeof(*lat), cmp_double);
 	printf("answered=%d/%d p50_ms=%.2f p99_ms=%.2f max_ms=%.2f "
