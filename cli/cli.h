@@ -163,6 +163,10 @@ void cli_render(cg_render_fn fn, const json_t *ans, bool explain);
 /* Whether stdout takes colour: a terminal, and NO_COLOR unset or empty. */
 bool cli_color(void);
 
+/* Sets the allocator policy of a long-running command (heap.c): call
+ * once, first thing, from serve, node and mcp. */
+void cli_heap_for_service(void);
+
 /* One subcommand: the option table it parses with is the one `--help`
  * prints, the completions are generated from (completions.c) and the
  * manual is checked against (tests/integration/test_manual.sh). */

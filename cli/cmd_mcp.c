@@ -150,6 +150,7 @@ cmd_mcp(int argc, char **argv)
 	cli_session ss = {0};
 	int rc;
 
+	cli_heap_for_service();
 	cg_err_clear(&err);
 	rc = cli_parse(&a, mcp_opts, NOPTS(mcp_opts), argc, argv, &err);
 	if (rc != 0)

@@ -154,6 +154,7 @@ cmd_node(int argc, char **argv)
 	cli_logger log;
 	int rc;
 
+	cli_heap_for_service();
 	cg_err_clear(&err);
 	rc = cli_parse(&a, node_opts, NOPTS(node_opts), argc, argv, &err);
 	if (rc != 0)

@@ -374,6 +374,7 @@ cmd_serve(int argc, char **argv)
 	cg_err err;
 	int rc;
 
+	cli_heap_for_service();
 	cg_err_clear(&err);
 	rc = cli_parse(&a, serve_opts, NOPTS, argc, argv, &err);
 	if (rc != 0)
