@@ -102,17 +102,25 @@ cg_gate_enter(cg_gate *g, cg_err *err)
 	if (g->running >= g->slots && g->waiting < g->queue)
 		wait_slot(g);
 	busy = g->running >= g->slots;
-	if (busy)
-		g->refused++;
-	else
+	if (!busy)
 		g->running++;
 	pthread_mutex_unlock(&g->mu);
-	if (busy)
+	return busy ? cg_gate_refuse(g, err) : 0;
+}
+
+int
+cg_gate_refuse(cg_gate *g, cg_err *err)
+{
+	if (g == NULL)
 		return cg_err_set(err, CG_EUNAVAIL,
-		                  "busy: %d %s requests are running and %d may "
-		                  "wait (up to %d ms); try again in a moment",
-		                  g->slots, g->what, g->queue, g->wait_ms);
-	return 0;
+		                  "busy: try again in a moment");
+	pthread_mutex_lock(&g->mu);
+	g->refused++;
+	pthread_mutex_unlock(&g->mu);
+	return cg_err_set(err, CG_EUNAVAIL,
+	                  "busy: %d %s requests are running and %d may "
+	                  "wait (up to %d ms); try again in a moment",
+	                  g->slots, g->what, g->queue, g->wait_ms);
 }
 
 void

@@ -4,8 +4,7 @@
  * `wait_ms`; anyone else, and a waiter whose wait runs out, is refused at
  * once with CG_EUNAVAIL ("busy", HTTP 503) and a message saying so.  A
  * request is therefore always answered, never left hanging, and the
- * threads of a server that runs requests (the HTTP pool) are never all
- * taken by one kind of request: slots + queue is kept below the pool.
+ * threads that run such requests are never all taken by waiters.
  *
  * The gate holds no request data and allocates nothing after cg_gate_new.
  * It is shared across threads (a mutex and a monotonic condition
@@ -18,9 +17,10 @@
 
 #include "common/cg_err.h"
 
-/* The grep gate of a federation (fed.h, cg_fed_grep_gate): the HTTP pool
- * has CG_HTTP_THREADS (4) threads; 2 running and 1 waiting leave one free
- * for /healthz and the other tools whatever the greps do. */
+/* The grep gate of a federation (fed.h, cg_fed_grep_gate): 2 running and
+ * 1 waiting bound the memory and the node time greps take.  The HTTP
+ * endpoint runs greps on a pool of their own (gateway/grep_pool.h), never
+ * on its HTTP threads, so the gate no longer has to leave those free. */
 #define CG_GREP_SLOTS   2
 #define CG_GREP_QUEUE   1
 #define CG_GREP_WAIT_MS 1000
@@ -36,6 +36,12 @@ void cg_gate_free(cg_gate *g);
 /* Takes a slot (0), waiting as above, or CG_EUNAVAIL with err set.  A
  * NULL gate admits everyone. */
 int cg_gate_enter(cg_gate *g, cg_err *err);
+
+/* Refuses a request as cg_gate_enter does when the gate is full (counted
+ * in refused; the same busy message): for a server that turns a request
+ * away before it reaches the gate (its own queue is full).  Returns
+ * CG_EUNAVAIL. */
+int cg_gate_refuse(cg_gate *g, cg_err *err);
 
 /* Gives the slot back (only after a successful cg_gate_enter). */
 void cg_gate_leave(cg_gate *g);

@@ -22,8 +22,13 @@
  * (accesslog.h).  A request holds
  * the roster (federation and tokens) it began with until it completes;
  * cg_http_swap installs a new one and waits for the holders of the old
- * one, so a reload drops no request (http.h).  This file must not know
- * what a tool does: that is api.c and mcp.c.
+ * one, so a reload drops no request (http.h).  A grep (GET/POST
+ * /v1/grep, an MCP tools/call of corpus_grep) never runs on an HTTP
+ * thread: its connection is suspended, a grep worker (grep_pool.h)
+ * computes the answer into the request and resumes the connection, and
+ * the handler, called again on the connection's own thread, queues it
+ * (libmicrohttpd queues a response only from the handler).  This file
+ * must not know what a tool does: that is api.c and mcp.c.
  */
 #define _GNU_SOURCE
 #include "gateway/http.h"
@@ -50,11 +55,13 @@
 #include "common/cg_buf.h"
 #include "common/cg_time.h"
 #include "common/cg_version.h"
+#include "federation/gate.h"
 #include "gateway/accesslog.h"
 #include "gateway/api.h"
 #include "gateway/api_body.h"
 #include "gateway/conn_limits.h"
 #include "gateway/framing.h"
+#include "gateway/grep_pool.h"
 #include "gateway/mcp.h"
 #include "gateway/metrics.h"
 #include "gateway/openapi.h"
@@ -91,6 +98,18 @@ struct cg_http {
 	pthread_mutex_t ro_mu;
 	pthread_cond_t ro_cv;
 	cg_conn_limits *limits; /* connection limits and deadlines */
+	cg_grep_pool *greps;    /* where greps run (grep_pool.h) */
+	unsigned nthreads;      /* the HTTP pool: http_threads() */
+};
+
+/* A request's answer, computed on an HTTP thread or, for a grep, on a
+ * grep worker, and sent by answer_send on the connection's HTTP thread. */
+struct answer {
+	int status;
+	cg_buf text;       /* the body (JSON) */
+	int ok;            /* text holds the whole body */
+	json_t *json;      /* the tool answer, for metrics; NULL */
+	const char *route; /* for metrics: a tool name, or "mcp" */
 };
 
 /* Per-request state across the handler's calls. */
@@ -104,6 +123,15 @@ struct req {
 	size_t dropped;    /* body bytes read past the cap and dropped */
 	char method[16];   /* for the access log */
 	char path[CG_ACCESSLOG_ROUTE_MAX + 1];
+	/* A grep runs on a grep worker while its connection is suspended:
+	 * the worker writes ans, sets done and resumes conn as its last
+	 * act; the resumed handler sends ans.  tool and args are the API
+	 * call to run (tool NULL: an MCP body). */
+	struct MHD_Connection *conn;
+	const cg_api_tool *tool;
+	json_t *args;
+	atomic_int done; /* 0: nothing offloaded; 1: running; 2: answered */
+	struct answer ans;
 };
 
 /* --- the roster: held by each request, swapped by a reload -----------------
@@ -357,17 +385,141 @@ post_args(struct MHD_Connection *c, struct req *rq, struct argv_ctx *a)
 	                       a->err);
 }
 
+/* Sends rq->ans (the answer of an API call or an MCP body), with its
+ * metrics. */
+static enum MHD_Result
+answer_send(cg_http *h, struct MHD_Connection *c, struct req *rq)
+{
+	const struct answer *a = &rq->ans;
+	enum MHD_Result ok =
+	    a->ok ? send_text(c, a->status, "application/json",
+	                      cg_buf_str(&a->text), a->text.len, NULL)
+	          : MHD_NO;
+
+	cg_metrics_request(h->metrics, a->route, a->status, elapsed(&rq->start),
+	                   a->json);
+	if (rq->tool != NULL)
+		cg_metrics_tool(h->metrics, a->route, "http");
+	else
+		cg_metrics_mcp(h->metrics, cg_buf_str(&rq->body), rq->body.len);
+	return ok;
+}
+
+/* a's status and body: the JSON answer out, or err's error when it holds
+ * one. */
+static void
+answer_json(struct answer *a, const json_t *out, const cg_err *err)
+{
+	json_t *v;
+	char *text;
+
+	if (err->code != 0) {
+		a->status = cg_code_http(err->code);
+		v = json_pack("{s:{s:s, s:s}}", "error", "code",
+		              cg_code_name(err->code), "message", err->msg);
+	} else {
+		a->status = 200;
+		v = json_incref((json_t *)out);
+	}
+	text = v ? json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	a->ok = text != NULL && cg_buf_puts(&a->text, text) == 0;
+	free(text);
+	json_decref(v);
+}
+
+/* Runs the API call rq->tool with rq->args into rq->ans: its answer, or
+ * the error err already holds (bad arguments) or the call gives. */
+static void
+api_run(struct req *rq, cg_err *err)
+{
+	json_t *out = NULL;
+
+	if (err->code == 0)
+		(void)cg_api_call_as(rq->ro->fed, rq->acl, rq->tool->name,
+		                     rq->args, &out, err);
+	answer_json(&rq->ans, out, err);
+	rq->ans.json = out;
+	rq->ans.route = rq->tool->name;
+}
+
+/* Runs the MCP body of rq into rq->ans. */
+static void
+mcp_run(struct req *rq)
+{
+	struct answer *a = &rq->ans;
+
+	cg_mcp_handle(rq->ro->fed, rq->acl, cg_buf_str(&rq->body), rq->body.len,
+	              &a->status, &a->text, &a->json);
+	a->ok = 1;
+	a->route = "mcp";
+}
+
+/* A grep worker's job (grep_pool.h): runs the request, then resumes its
+ * connection, after which rq may be gone (the client may have left: its
+ * completion frees rq), so nothing is touched after the resume. */
+static void
+grep_job(void *ctx)
+{
+	struct req *rq = ctx;
+	struct MHD_Connection *c = rq->conn;
+	cg_err err;
+
+	cg_err_clear(&err);
+	if (rq->tool != NULL)
+		api_run(rq, &err);
+	else
+		mcp_run(rq);
+	atomic_store(&rq->done, 2);
+	MHD_resume_connection(c);
+}
+
+/* Under the pool's lock, before any worker can start the job. */
+static void
+grep_admitted(void *ctx)
+{
+	struct req *rq = ctx;
+
+	atomic_store(&rq->done, 1);
+	MHD_suspend_connection(rq->conn);
+}
+
+/*
+ * Hands a grep to the grep pool: the connection is suspended until a
+ * worker has its answer (the handler is called again then: resumed).
+ * A full pool, or one draining for shutdown, is answered 503 busy at
+ * once, as the grep gate answers.
+ */
+static enum MHD_Result
+offload(cg_http *h, struct MHD_Connection *c, struct req *rq)
+{
+	cg_err err;
+
+	rq->conn = c;
+	if (cg_grep_pool_submit(h->greps, grep_job, grep_admitted, rq) == 0)
+		return MHD_YES;
+	cg_err_clear(&err);
+	(void)cg_gate_refuse(cg_fed_grep_gate(rq->ro->fed), &err);
+	answer_json(&rq->ans, NULL, &err);
+	rq->ans.route = rq->tool != NULL ? rq->tool->name : "mcp";
+	return answer_send(h, c, rq);
+}
+
+/* The handler's call after a grep worker resumed the connection. */
+static enum MHD_Result
+resumed(cg_http *h, struct MHD_Connection *c, struct req *rq)
+{
+	if (atomic_load(&rq->done) != 2)
+		return MHD_NO; /* never: only the finished job resumes */
+	return answer_send(h, c, rq);
+}
+
 static enum MHD_Result
 api_route(cg_http *h, struct MHD_Connection *c, const char *name,
           struct req *rq)
 {
 	const cg_api_tool *t = cg_api_find(name);
 	struct argv_ctx a;
-	json_t *out = NULL;
-	json_t *err_json;
 	cg_err err;
-	int status;
-	enum MHD_Result ok;
 
 	cg_err_clear(&err);
 	if (t == NULL || strncmp(name, "corpus_", 7) == 0)
@@ -378,26 +530,12 @@ api_route(cg_http *h, struct MHD_Connection *c, const char *name,
 	else
 		(void)MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND,
 		                                  collect_arg, &a);
-	if (err.code == 0)
-		(void)cg_api_call_as(rq->ro->fed, rq->acl, t->name, a.args,
-		                     &out, &err);
-	json_decref(a.args);
-	if (err.code != 0) {
-		status = cg_code_http(err.code);
-		err_json =
-		    json_pack("{s:{s:s, s:s}}", "error", "code",
-		              cg_code_name(err.code), "message", err.msg);
-		ok = send_json(c, status, err_json, NULL);
-		json_decref(err_json);
-	} else {
-		status = 200;
-		ok = send_json(c, status, out, NULL);
-	}
-	cg_metrics_request(h->metrics, t->name, status, elapsed(&rq->start),
-	                   out);
-	cg_metrics_tool(h->metrics, t->name, "http");
-	json_decref(out);
-	return ok;
+	rq->tool = t;
+	rq->args = a.args;
+	if (err.code == 0 && strcmp(t->name, "grep") == 0)
+		return offload(h, c, rq);
+	api_run(rq, &err);
+	return answer_send(h, c, rq);
 }
 
 /* --- routing ---------------------------------------------------------------
@@ -406,22 +544,11 @@ api_route(cg_http *h, struct MHD_Connection *c, const char *name,
 static enum MHD_Result
 route_mcp(cg_http *h, struct MHD_Connection *c, struct req *rq)
 {
-	json_t *answer = NULL;
-	cg_buf out;
-	int status;
-	enum MHD_Result ok;
-
-	cg_buf_init(&out, 64u << 20);
-	cg_mcp_handle(rq->ro->fed, rq->acl, cg_buf_str(&rq->body), rq->body.len,
-	              &status, &out, &answer);
-	ok = send_text(c, status, "application/json", cg_buf_str(&out), out.len,
-	               NULL);
-	cg_metrics_request(h->metrics, "mcp", status, elapsed(&rq->start),
-	                   answer);
-	cg_metrics_mcp(h->metrics, cg_buf_str(&rq->body), rq->body.len);
-	json_decref(answer);
-	cg_buf_fini(&out);
-	return ok;
+	if (cg_mcp_calls_tool(cg_buf_str(&rq->body), rq->body.len,
+	                      "corpus_grep"))
+		return offload(h, c, rq);
+	mcp_run(rq);
+	return answer_send(h, c, rq);
 }
 
 /* Whether the caller rq may see node's series: it sees one of the node's
@@ -580,6 +707,7 @@ begin(cg_http *h, struct MHD_Connection *c, const char *url, const char *method,
 	if (rq == NULL)
 		return MHD_NO;
 	cg_buf_init(&rq->body, CG_HTTP_MAX_BODY);
+	cg_buf_init(&rq->ans.text, 64u << 20);
 	clock_gettime(CLOCK_MONOTONIC, &rq->start);
 	rq->ro = roster_hold(h);
 	(void)snprintf(rq->method, sizeof(rq->method), "%s", method);
@@ -614,6 +742,8 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 	(void)version;
 	if (rq == NULL)
 		return begin(h, c, url, method, con_cls);
+	if (atomic_load(&rq->done) != 0)
+		return resumed(h, c, rq);
 	if (*upload_size > 0) {
 		if (rq->dropped == 0 &&
 		    cg_buf_append(&rq->body, upload, *upload_size) == 0) {
@@ -664,6 +794,9 @@ completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	log_request(h, c, rq);
 	roster_release(h, rq->ro);
 	cg_buf_fini(&rq->body);
+	cg_buf_fini(&rq->ans.text);
+	json_decref(rq->ans.json);
+	json_decref(rq->args);
 	free(rq);
 	*con_cls = NULL;
 }
@@ -861,6 +994,21 @@ start_limits(cg_http *h)
 	return cg_conn_limits_new(&h->limits, &cfg);
 }
 
+/* The HTTP pool's threads: one per online CPU, bounded (http.h).  With
+ * greps off these threads, each request they run is short, so more threads
+ * than CPUs would only add switches. */
+static unsigned
+http_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < CG_HTTP_THREADS_MIN)
+		return CG_HTTP_THREADS_MIN;
+	if (n > CG_HTTP_THREADS_MAX)
+		return CG_HTTP_THREADS_MAX;
+	return (unsigned)n;
+}
+
 /* The daemon on the listening socket fd, which it owns once started and
  * closes when stopped.  When it fails to start after taking fd (its
  * threads, epoll), libmicrohttpd 0.9.75 closes fd itself; it keeps fd
@@ -874,11 +1022,11 @@ start_daemon(cg_http *h, int fd)
 
 	cg_conn_limits_options(h->limits, limits);
 	return MHD_start_daemon(
-	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL,
-	    handler, h, MHD_OPTION_LISTEN_SOCKET, fd,
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned)CG_HTTP_THREADS,
-	    MHD_OPTION_ARRAY, limits, MHD_OPTION_NOTIFY_COMPLETED, completed, h,
-	    MHD_OPTION_END);
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+	        MHD_ALLOW_SUSPEND_RESUME,
+	    0, NULL, NULL, handler, h, MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_THREAD_POOL_SIZE, h->nthreads, MHD_OPTION_ARRAY, limits,
+	    MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_END);
 }
 
 int
@@ -915,7 +1063,9 @@ cg_http_new(cg_http **out, const cg_http_opts *opts, cg_err *err)
 	h->loopback = (ntohl(sa.sin_addr.s_addr) >> 24) == 127;
 	h->metrics = cg_metrics_new();
 	h->origins = copy_origins(opts->allowed_origins);
-	if (h->metrics == NULL || h->origins == NULL || start_limits(h) != 0) {
+	h->nthreads = http_threads();
+	if (h->metrics == NULL || h->origins == NULL || start_limits(h) != 0 ||
+	    cg_grep_pool_new(&h->greps, err) != 0) {
 		cg_http_free(h);
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
@@ -937,9 +1087,15 @@ cg_http_free(cg_http *h)
 	if (h == NULL)
 		return;
 	cg_conn_limits_stop(h->limits);
+	/* Every grep finishes (its deadline bounds it) and resumes its
+	 * connection, and later ones are answered busy: libmicrohttpd must
+	 * not be stopped with a connection suspended. */
+	if (h->greps != NULL)
+		cg_grep_pool_drain(h->greps);
 	/* Stopping the daemon notifies every close to the limits. */
 	if (h->d != NULL)
 		MHD_stop_daemon(h->d);
+	cg_grep_pool_free(h->greps);
 	cg_conn_limits_free(h->limits);
 	/* Every request has completed: nothing holds a roster now. */
 	pthread_cond_destroy(&h->ro_cv);

@@ -30,6 +30,14 @@
  * - At most CG_HTTP_CONN_LIMIT connections in all and
  *   CG_HTTP_CONN_PER_ADDR from one client address, before any byte is
  *   read: one address cannot fill the endpoint (conn_limits.h).
+ * - No HTTP thread runs a grep: GET/POST /v1/grep and an MCP tools/call
+ *   of corpus_grep run on the grep pool (grep_pool.h) while their
+ *   connection is suspended, so the HTTP pool (one thread per online CPU,
+ *   CG_HTTP_THREADS_MIN to _MAX) answers /healthz and the other tools
+ *   whatever the greps do.  A grep whose client left runs to its end (its
+ *   deadline and the 1 MiB cap bound it; a suspended connection is not
+ *   watched) and its answer is dropped.  cg_http_free waits for the greps
+ *   in flight.
  *
  * May be included by gateway/ and cli/ (`serve` starts it).
  */
@@ -50,7 +58,8 @@
 #define CG_HTTP_HEADER_TIMEOUT_S 3  /* a new connection's first headers */
 #define CG_HTTP_TIMEOUT_S        10
 #define CG_HTTP_TIMEOUT_ENV      "CORPUS_GW_HTTP_TIMEOUT" /* 1-3600 seconds */
-#define CG_HTTP_THREADS          4
+#define CG_HTTP_THREADS_MIN      2  /* the HTTP pool: the online CPUs, */
+#define CG_HTTP_THREADS_MAX      16 /* bounded */
 #define CG_HTTP_MEMORY_LIMIT     ((size_t)64 * 1024) /* per connection: headers */
 
 typedef struct cg_http cg_http;

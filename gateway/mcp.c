@@ -359,6 +359,20 @@ write_reply(cg_buf *out, const json_t *reply)
 	json_decref(e);
 }
 
+int
+cg_mcp_calls_tool(const char *body, size_t len, const char *tool)
+{
+	json_t *msg = json_loadb(body, len, JSON_DECODE_ANY, NULL);
+	const json_t *params = json_object_get(msg, "params");
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	const char *name = json_string_value(json_object_get(params, "name"));
+	int yes = method != NULL && strcmp(method, "tools/call") == 0 &&
+	          name != NULL && strcmp(name, tool) == 0;
+
+	json_decref(msg);
+	return yes;
+}
+
 void
 cg_mcp_handle(cg_fed *fed, const cg_acl *acl, const char *body, size_t len,
               int *status, cg_buf *out, json_t **answer)

@@ -33,6 +33,12 @@
  * MCP-Protocol-Version header. */
 int cg_mcp_version_ok(const char *v);
 
+/* True when body is a JSON-RPC tools/call of the tool named tool
+ * ("corpus_grep"); false for anything else, malformed bodies included
+ * (cg_mcp_handle answers those).  http.c runs such calls off its HTTP
+ * threads (grep_pool.h). */
+int cg_mcp_calls_tool(const char *body, size_t len, const char *tool);
+
 /*
  * Handles one POST body.  Sets *status (200; 202 with no body for a
  * notification or a response; 400 with a JSON-RPC error for a body that is
