@@ -1,6 +1,7 @@
 /*
  * corpus.c - paths of the corpus cache, _cache_meta.json, the freshness
- * state file, and loading a corpus folder's files for the indexer.
+ * state file (an advisory record whose checked_at may live in its mtime:
+ * corpus.h), and loading a corpus folder's files for the indexer.
  *
  * An llms-txt source's cached manifest (_llms/<sid>.txt) adds an entry per
  * link whose document no index entry names, and its URL to the entries
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,6 +237,20 @@ cg_utc_stamp(char out[32], time_t t)
 
 /* --- the freshness state -------------------------------------------- */
 
+/* checked_at from the file's mtime when a later no-change probe set it
+ * (cg_corpus_state_touch) and the record holds no error. */
+static void
+probe_clock(cg_corpus_state *s, const char *path)
+{
+	struct stat st;
+	time_t at = parse_stamp(s->checked_at);
+
+	if (s->last_error[0] != '\0' || at == (time_t)-1 ||
+	    stat(path, &st) != 0 || st.st_mtime <= at)
+		return;
+	cg_utc_stamp(s->checked_at, st.st_mtime);
+}
+
 void
 cg_corpus_state_read(cg_corpus_state *s, const char *path)
 {
@@ -258,6 +274,7 @@ cg_corpus_state_read(cg_corpus_state *s, const char *path)
 	copy_str(s->last_error_at, sizeof(s->last_error_at), j,
 	         "last_error_at");
 	json_decref(j);
+	probe_clock(s, path);
 }
 
 int
@@ -280,6 +297,26 @@ cg_corpus_state_write(const cg_corpus_state *s, const char *path, cg_err *err)
 	rc = cg_file_write_advisory(path, text, strlen(text), err);
 	free(text);
 	return rc;
+}
+
+int
+cg_corpus_state_touch(const char *path, time_t t, cg_err *err)
+{
+	struct timespec ts[2] = {{.tv_sec = t}, {.tv_sec = t}};
+
+	if (utimensat(AT_FDCWD, path, ts, 0) == 0)
+		return 0;
+	return cg_err_set(err, errno == ENOENT ? CG_ENOTFOUND : CG_EIO,
+	                  "%s: %s", path, cg_strerror(errno).s);
+}
+
+bool
+cg_corpus_state_same(const cg_corpus_state *a, const cg_corpus_state *b)
+{
+	return strcmp(a->etag, b->etag) == 0 &&
+	       strcmp(a->remote_sha, b->remote_sha) == 0 &&
+	       strcmp(a->last_error, b->last_error) == 0 &&
+	       strcmp(a->last_error_at, b->last_error_at) == 0;
 }
 
 bool

@@ -73,7 +73,17 @@ int cg_cache_meta_write(const cg_cache_meta *m, const char *dir, cg_err *err);
 /* Seconds since cached_at, or -1 when it does not parse. */
 long cg_cache_meta_age(const cg_cache_meta *m, time_t now);
 
-/* corpus-gw's freshness state of one corpus (.corpus-gw/<id>.json). */
+/*
+ * corpus-gw's freshness state of one corpus (.corpus-gw/<id>.json).  An
+ * advisory record, never fsync'd: a crash may lose it, which costs one
+ * more probe and nothing else.  Its checked_at has a second, cheaper
+ * form: a probe that leaves the record as it was (same etag and remote
+ * commit, no error) only sets the file's mtime (cg_corpus_state_touch: no
+ * write, no rename, no fsync), and cg_corpus_state_read reads checked_at
+ * as the later of the stamp in the file and its mtime when the record
+ * holds no error (a record with an error was written when the error
+ * happened, which is no successful probe).
+ */
 typedef struct cg_corpus_state {
 	char etag[256];       /* of the last 200 answer */
 	char remote_sha[41];  /* what the remote said last, or "" */
@@ -86,6 +96,12 @@ typedef struct cg_corpus_state {
 void cg_corpus_state_read(cg_corpus_state *s, const char *path);
 int cg_corpus_state_write(const cg_corpus_state *s, const char *path,
                           cg_err *err);
+/* Records a probe at t that changed nothing else in the record at path
+ * (which must exist: CG_ENOTFOUND, else CG_EIO): its mtime becomes t. */
+int cg_corpus_state_touch(const char *path, time_t t, cg_err *err);
+/* True when a and b say the same apart from checked_at: a probe that
+ * finds b as a was needs only cg_corpus_state_touch. */
+bool cg_corpus_state_same(const cg_corpus_state *a, const cg_corpus_state *b);
 
 /* "2026-11-29T22:05:42Z" for t. */
 void cg_utc_stamp(char out[32], time_t t);

@@ -1,11 +1,12 @@
 /*
  * fetch.c - the refresh of one repository's remote corpora (see fetch.h
  * for the rules): lock, clean up, then the TTL check, every probe at once
- * (cache/probe.h on one cache/httpc.h batch) with the writes of the
+ * (cache/probe.h on one cache/httpc.h batch) with the records of the
  * corpora each answer settles (unchanged, or failed) done meanwhile by a
- * few threads (each write waits for its fsync), and then the git work of
- * the corpora that moved (cache/update_int.h: worker processes), and
- * last the llms-txt sources of every corpus asked (cache/llms_fetch.h, in
+ * few threads (an unchanged corpus usually costs one utimensat; a
+ * failure, or a cached_at past half its TTL, a write), and then the git
+ * work of the corpora that moved (cache/update_int.h: worker processes),
+ * and last the llms-txt sources of every corpus asked (cache/llms_fetch.h, in
  * this process, one corpus after another).
  *
  * Threads and processes: the writer threads are joined before the first
@@ -42,7 +43,7 @@
 #include "common/cg_fs.h"
 #include "common/cg_time.h"
 
-#define WRITERS 8 /* threads writing cached_at and state files at once */
+#define WRITERS 8 /* threads recording settled corpora at once */
 
 /* Where a corpus's refresh stands. */
 enum step {
@@ -80,6 +81,7 @@ struct job {
 	cg_cache_meta meta;
 	bool have; /* a published cache exists */
 	cg_corpus_state st;
+	cg_corpus_state st0; /* st as read, before this run changed it */
 	enum step step;
 	cg_err err;      /* S_FAILED: why */
 	cg_probe_req rq; /* S_ASK and later */
@@ -255,6 +257,7 @@ job_init(struct job *j, struct run *r, const cg_hm_reg_corpus *c, cg_err *err)
 	cg_err_clear(&j->err);
 	j->have = cg_cache_meta_read(&j->meta, j->dir, &me) == 0;
 	cg_corpus_state_read(&j->st, j->state_path);
+	j->st0 = j->st;
 	clean_dir(j->dir, is_tmp);
 	return 0;
 }
@@ -278,19 +281,36 @@ fail(struct job *j, const cg_err *why)
 
 /* --- the writes of corpora settled by their probe ------------------------ */
 
-/* Only cached_at moves (and the state says the probe answered). */
+/*
+ * The remote did not move: the probe is recorded, nothing is published.
+ * The published cached_at (SPEC 3.3's, which other tools read with the
+ * TTL) moves, durably, only once it is half the TTL old: a probe the TTL
+ * asked for (cached_at past the TTL) always moves it, as before; a
+ * --refresh soon after a publish or a move leaves it, so other tools
+ * still see it well within its TTL.  The probe itself goes to the
+ * advisory state: when only checked_at changes (the common case: a 304),
+ * an mtime (cg_corpus_state_touch), so a no-change refresh makes no
+ * write, rename or fsync under the cache.
+ */
 static int
 touch(struct job *j, cg_err *err)
 {
+	time_t now = time(NULL);
+	long age = cg_cache_meta_age(&j->meta, now);
 	int rc;
 
-	cg_utc_stamp(j->meta.cached_at, time(NULL));
-	rc = cg_cache_meta_write(&j->meta, j->dir, err);
-	if (rc != 0)
-		return rc;
+	if (age < 0 || age >= j->c->ttl_s / 2) {
+		cg_utc_stamp(j->meta.cached_at, now);
+		rc = cg_cache_meta_write(&j->meta, j->dir, err);
+		if (rc != 0)
+			return rc;
+	}
 	(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
 	               j->meta.cached_commit_sha);
 	j->st.last_error[0] = j->st.last_error_at[0] = '\0';
+	if (cg_corpus_state_same(&j->st, &j->st0) &&
+	    cg_corpus_state_touch(j->state_path, now, NULL) == 0)
+		return 0;
 	return cg_corpus_state_write(&j->st, j->state_path, err);
 }
 

@@ -8,9 +8,12 @@
  *   2. the others' freshness probes (cache/probe.h) all go out at once on
  *      one batch of cache/httpc.h: connections to the API host are reused
  *      (HTTP/1.1 keep-alive, or the streams of one HTTP/2 connection), at
- *      most 6 at once; 304, or the commit already cached: only cached_at
- *      moves (with the state file; a few threads write as the answers
- *      come in, since each write waits for its fsync);
+ *      most 6 at once; 304, or the commit already cached: the probe is
+ *      recorded in the advisory state (when nothing else in it changed,
+ *      only its mtime: no write, rename or fsync), and _cache_meta.json's
+ *      cached_at moves only once it is half the TTL old (cache/fetch.c
+ *      touch says why); a few threads do what writes there are as the
+ *      answers come in;
  *   3. the corpora whose commit moved get their git work (cache/update_int.h),
  *      up to `jobs` at once, each in a worker process: the corpus
  *      repository and each git source are fetched (cache/git.h: one branch,

@@ -23,11 +23,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "cache/corpus.h"
 #include "cghttpd.h"
 #include "cgproc.h"
 #include "cgtest.h"
@@ -535,11 +537,16 @@ test_refresh_unchanged(void **state)
 	struct stat a;
 	struct stat b;
 	char *dir = cache_path("book");
+	char *sp = cache_path(".corpus-gw/book.json");
+	cg_corpus_state st0;
+	cg_corpus_state st;
 	const char *k;
 	json_t *v;
 
 	(void)state;
 	assert_int_equal(stat(dir, &a), 0);
+	cg_corpus_state_read(&st0, sp);
+	assert_true(st0.checked_at[0] != '\0');
 	sleep(1); /* cached_at has a one-second grain */
 	/* No git traffic: the git remote is moved away during the run. */
 	cgt_sh("mv '%s' '%s.away'", gone, gone);
@@ -549,21 +556,54 @@ test_refresh_unchanged(void **state)
 	assert_int_equal(cghttpd_count_304(H) - n304, 2);
 	assert_int_equal(git_objects(err), 0);
 	free(err);
+	/* cached_at is seconds old, far from half its 7-day TTL: the
+	 * published _cache_meta.json stays as it was (cache/fetch.c touch);
+	 * the probe shows in the state's checked_at (its mtime). */
 	m1 = meta_of("book");
-	json_object_foreach(m0, k, v) {
-		if (strcmp(k, "cached_at") == 0)
-			assert_string_not_equal(
-			    json_string_value(v),
-			    json_string_value(json_object_get(m1, k)));
-		else
-			assert_true(json_equal(v, json_object_get(m1, k)));
-	}
+	json_object_foreach(m0, k, v)
+		assert_true(json_equal(v, json_object_get(m1, k)));
 	assert_int_equal(stat(dir, &b), 0);
 	assert_int_equal(a.st_ino, b.st_ino); /* not re-published */
+	cg_corpus_state_read(&st, sp);
+	assert_true(strcmp(st.checked_at, st0.checked_at) > 0);
 	json_decref(m0);
 	json_decref(m1);
 	free(gone);
 	free(dir);
+	free(sp);
+}
+
+/* Past half its TTL, a no-change probe moves the published cached_at
+ * (durably, as other tools read it with the TTL); nothing else moves. */
+static void
+test_refresh_moves_old_cached_at(void **state)
+{
+	json_t *m0 = meta_of("book");
+	json_t *m1;
+	char *p = cache_path("book/_cache_meta.json");
+	char old[32];
+	char *err = NULL;
+	const char *k;
+	json_t *v;
+
+	(void)state;
+	cg_utc_stamp(old, time(NULL) - 4 * 86400); /* TTL 7 d: past 3.5 */
+	json_object_set_new(m0, "cached_at", json_string(old));
+	assert_int_equal(json_dump_file(m0, p, JSON_INDENT(2)), 0);
+	assert_int_equal(fetch(&err, "--refresh", "--corpus", "book", NULL), 0);
+	free(err);
+	m1 = meta_of("book");
+	json_object_foreach(m0, k, v) {
+		if (strcmp(k, "cached_at") == 0)
+			assert_true(
+			    strcmp(json_string_value(json_object_get(m1, k)),
+			           old) > 0);
+		else
+			assert_true(json_equal(v, json_object_get(m1, k)));
+	}
+	json_decref(m0);
+	json_decref(m1);
+	free(p);
 }
 
 /* A probe's state record is written without fsync (cache/corpus.c): a
@@ -1099,6 +1139,7 @@ main(void)
 	    cmocka_unit_test(test_alias_routes),
 	    cmocka_unit_test(test_within_ttl),
 	    cmocka_unit_test(test_refresh_unchanged),
+	    cmocka_unit_test(test_refresh_moves_old_cached_at),
 	    cmocka_unit_test(test_state_lost_to_a_crash),
 	    cmocka_unit_test(test_upstream_change),
 	    cmocka_unit_test(test_unreachable),
