@@ -30,6 +30,8 @@ static const cli_opt node_opts[] = {
     {"source", true, false,
      "serve only ROOT's own wiki, as this source (no sub-guilds)"},
     {"reconcile", true, false, "seconds between full reconciles (default 30)"},
+    {"workers", true, false,
+     "threads answering requests (default: one per CPU, at most 8)"},
     {"verbose", false, false, "log debug lines too"},
     {"help", false, false, "show this help"},
 };
@@ -105,6 +107,9 @@ run(const cli_args *a, cli_logger *log, cg_err *err)
 	int rc;
 
 	rc = cli_int(a, "reconcile", 1, 86400, &o.reconcile_s, err);
+	if (rc == 0)
+		rc = cli_int(a, "workers", 1, CG_SERVER_WORKERS_MAX, &o.workers,
+		             err);
 	if (rc != 0)
 		return rc;
 	o.root = cli_get(a, "root") ? cli_get(a, "root") : ".";
@@ -163,7 +168,7 @@ cmd_node(int argc, char **argv)
 		cli_usage(
 		    "node",
 		    "[--root DIR] [--listen URL] [--cache DIR] "
-		    "[--name NAME] [--reconcile SECONDS]",
+		    "[--name NAME] [--reconcile SECONDS] [--workers N]",
 		    "Serves a workspace's indexes over nng and keeps them "
 		    "current as files change.\nPrints \"listening URL\" "
 		    "once ready; logs go to stderr; SIGTERM or SIGINT\n"

@@ -79,6 +79,7 @@ struct cg_index {
 };
 
 static sqlite3 *live(cg_index *idx);
+static void follow_current(cg_index *idx);
 
 static void
 stmts_drop(cg_index *idx)
@@ -831,16 +832,28 @@ rebuild_locked(cg_index *idx, const char *reason, cg_sync_stats *st,
 	return 0;
 }
 
+/* A rebuild asked of the generation this handle reads: when another
+ * handle (another worker of the node, the sync thread, another process)
+ * published a newer one while this one waited for the lock, that one is
+ * followed instead; building gen+1 again would unlink the live file the
+ * other handles read. */
 int
 cg_index_rebuild(cg_index *idx, const char *reason, cg_sync_stats *st,
                  cg_err *err)
 {
+	int64_t seen = idx->gen;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
 	rc = lock_writer(idx, err);
 	if (rc != 0)
 		return rc;
+	if (seen > 0 && read_current(idx) > seen) {
+		follow_current(idx);
+		st->generation = idx->gen;
+		unlock_writer(idx);
+		return 0;
+	}
 	rc = rebuild_locked(idx, reason, st, err);
 	unlock_writer(idx);
 	return rc;

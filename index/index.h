@@ -15,7 +15,9 @@
  * renamed over (its -wal would follow the name) and is removed one
  * generation later.
  *
- * One cg_index is used by one thread at a time.  What a generation holds
+ * One cg_index is used by one thread at a time; several handles on one
+ * source (a node's workers, its sync thread) share nothing but the files,
+ * and their writes are serialised by the lock.  What a generation holds
  * (and what a sync reports) is index/schema.h; the SQLite helpers every
  * file of index/ shares are index/sql.h; both come with this header.
  *
@@ -67,7 +69,10 @@ int cg_index_unbuilt_reason(const cg_index *idx, char *out, size_t n);
  * content: it answers, and a sync reports that it cannot be updated. */
 const char *cg_index_open_error(const cg_index *idx);
 
-/* Rebuilds into a new generation (reason is recorded). */
+/* Rebuilds into a new generation (reason is recorded).  When another
+ * handle published a generation newer than the one this handle reads
+ * (two workers of a node meeting the same damage), that one is followed
+ * instead and nothing is built (st->rebuilt 0). */
 int cg_index_rebuild(cg_index *idx, const char *reason, cg_sync_stats *st,
                      cg_err *err);
 

@@ -1,18 +1,23 @@
 /*
- * server.c - the node service (see server.h): one nng REP socket, a serve
- * thread answering with the reader node, a sync thread that owns the
- * writer node and keeps the indexes current (start, changes the watcher
- * reports, client sync requests, periodic reconcile).  What is served is
+ * server.c - the node service (see server.h): one nng REP socket, a pool
+ * of serve workers (one nng context, one aio and one reader node each)
+ * answering requests in parallel, a sync thread that owns the writer node
+ * and keeps the indexes current (start, changes the watcher reports,
+ * client sync requests, periodic reconcile).  What is served is
  * sources.h; what counts as a change is watch.h.
  *
- * What it must not do: share a cg_node between threads, keep state outside
- * the cg_server, print (log lines go to the caller's callback), or block
- * queries behind a sync.  The only data the threads share is the sync job
- * queue, the stop flag and the sources whose last sync failed, all under
- * the mutex.
+ * What it must not do: share a cg_node between threads (each worker has
+ * its own reader node, so its own SQLite connections, statement caches,
+ * rank contexts and memo; nothing below node/ keeps process-wide mutable
+ * state), keep state outside the cg_server, print (log lines go to the
+ * caller's callback), or block queries behind a sync.  The only data the
+ * threads share is the sync job queue, the stop flag and the sources
+ * whose last sync failed, all under the mutex.
  */
 #define _GNU_SOURCE
 #include "node/server.h"
+
+#include <sys/sysinfo.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +56,17 @@ struct job {
 	json_t *req; /* the decoded request (owned) */
 };
 
+/* One serve worker: its thread, its receive/send aio and the reader node
+ * only it uses. */
+struct worker {
+	cg_server *s;
+	cg_node *reader; /* this worker's thread only */
+	nng_aio *aio;    /* its receive and send; cancelled by stop */
+	pthread_t th;
+	bool running;
+	unsigned sync_seen; /* this worker only: the sync_seq its reader has */
+};
+
 struct cg_server {
 	cg_workspace ws;      /* the sources: one per wiki */
 	char *name;           /* node name, in every reply */
@@ -62,19 +78,18 @@ struct cg_server {
 	int64_t debounce_ms;  /* quiet time after a change */
 	cg_log_fn log;        /* may be NULL */
 	void *log_ctx;
-	cg_node *reader; /* used by the serve thread only */
+	struct worker *workers; /* the serve pool */
+	size_t nworkers;
 	cg_node *writer; /* used by the sync thread only */
 	nng_socket sock; /* the REP socket */
 	bool sock_open;
-	int wake[2];        /* pipe: wakes the sync thread */
-	nng_aio *serve_aio; /* the serve thread's receive and send */
-	nng_aio *sync_aio;  /* the sync thread's replies */
-	pthread_t serve_th;
+	int wake[2];       /* pipe: wakes the sync thread */
+	nng_aio *sync_aio; /* the sync thread's replies */
 	pthread_t sync_th;
-	bool serve_running;
 	bool sync_running;
-	pthread_mutex_t mu; /* guards stopping, jobs, njobs, and the
-	                       start of each serve_aio operation */
+	pthread_mutex_t mu; /* guards stopping, jobs, njobs, sync_failed,
+	                       sync_seq, and the start of each worker's aio
+	                       operation */
 	bool stopping;
 	struct job jobs[CG_SERVER_SYNC_QUEUE];
 	size_t njobs;
@@ -84,9 +99,8 @@ struct cg_server {
 	 * the mutex, with sync_seq bumped on each change. */
 	json_t *sync_failed;
 	unsigned sync_seq;
-	unsigned sync_seen; /* serve thread only: the seq the reader has */
-	size_t check_next;  /* sync thread only: the source the next
-	                       reconcile checks (check_one) */
+	size_t check_next; /* sync thread only: the source the next
+	                      reconcile checks (check_one) */
 };
 
 /* --- small helpers --------------------------------------------------- */
@@ -155,15 +169,48 @@ copy_names(cg_server *s, const cg_server_opts *o, cg_err *err)
 	return 0;
 }
 
+/* The pool size: opts->workers, else $CORPUS_GW_NODE_WORKERS, else one
+ * per online CPU; bounded by CG_SERVER_WORKERS_MAX.  A node that syncs on
+ * demand (a one-shot CLI run) answers one request at a time: one. */
+static size_t
+pool_size(const cg_server_opts *o)
+{
+	const char *env = getenv("CORPUS_GW_NODE_WORKERS");
+	long n = o->workers;
+
+	if (n <= 0 && o->on_demand)
+		n = 1;
+	if (n <= 0 && env != NULL && *env) {
+		char *end = NULL;
+
+		n = strtol(env, &end, 10);
+		if (end == NULL || *end != '\0')
+			n = 0;
+	}
+	if (n <= 0)
+		n = get_nprocs();
+	if (n < 1)
+		n = 1;
+	return n > CG_SERVER_WORKERS_MAX ? CG_SERVER_WORKERS_MAX : (size_t)n;
+}
+
+/* The writer, then one reader per worker: each its own SQLite
+ * connections. */
 static int
-open_nodes(cg_server *s, cg_err *err)
+open_nodes(cg_server *s, size_t nworkers, cg_err *err)
 {
 	cg_node_opts o = {s->name, s->cache, s->ws.sources, s->ws.nsources,
 	                  s->oneshot};
-	int rc = cg_node_new(&s->reader, &o, err);
+	int rc = cg_node_new(&s->writer, &o, err);
 
-	if (rc == 0)
-		rc = cg_node_new(&s->writer, &o, err);
+	s->workers = calloc(nworkers, sizeof(*s->workers));
+	if (rc == 0 && s->workers == NULL)
+		rc = cg_err_set(err, CG_ENOMEM, "node: out of memory");
+	for (size_t i = 0; rc == 0 && i < nworkers; i++) {
+		s->workers[i].s = s;
+		rc = cg_node_new(&s->workers[i].reader, &o, err);
+		s->nworkers++;
+	}
 	return rc;
 }
 
@@ -321,9 +368,9 @@ log_warnings(const cg_server *s)
 	for (char **w = s->ws.warnings; w != NULL && *w != NULL; w++)
 		slog(s, "warn", "workspace warning root=%s message=\"%s\"",
 		     s->ws.root, *w);
-	for (size_t i = 0; i < cg_node_nsources(s->reader); i++) {
-		const char *name = cg_node_source_name(s->reader, i);
-		const char *why = cg_node_registry_error(s->reader, name);
+	for (size_t i = 0; i < cg_node_nsources(s->writer); i++) {
+		const char *name = cg_node_source_name(s->writer, i);
+		const char *why = cg_node_registry_error(s->writer, name);
 
 		if (why != NULL)
 			slog(s, "warn",
@@ -361,7 +408,7 @@ cg_server_new(cg_server **out, const cg_server_opts *opts, cg_err *err)
 	if (rc == 0)
 		rc = cg_mkdir_p(s->cache, err);
 	if (rc == 0)
-		rc = open_nodes(s, err);
+		rc = open_nodes(s, pool_size(opts), err);
 	if (rc == 0)
 		log_warnings(s);
 	if (rc == 0)
@@ -402,7 +449,7 @@ start_op(cg_server *s, void (*op)(nng_ctx, nng_aio *), nng_ctx ctx,
 
 /* Encodes reply (consumed) and sends it on ctx; a reply too large to send
  * is replaced by an error reply.  guarded: start the send with start_op
- * (the serve thread's aio, which cg_server_stop() cancels). */
+ * (a worker's aio, which cg_server_stop() cancels). */
 static void
 send_reply(cg_server *s, const cg_node *n, nng_ctx ctx, nng_aio *aio,
            bool guarded, json_t *reply)
@@ -461,7 +508,7 @@ send_reply(cg_server *s, const cg_node *n, nng_ctx ctx, nng_aio *aio,
 	}
 }
 
-/* --- serve thread ---------------------------------------------------- */
+/* --- serve workers --------------------------------------------------- */
 
 /* The op for a log line: at most 32 printable characters. */
 static const char *
@@ -502,31 +549,33 @@ enqueue_sync(cg_server *s, nng_ctx ctx, json_t *req)
 	return ok;
 }
 
-/* Hands the reader what the sync thread saw fail since the last request
- * (cg_node_set_sync_failed). */
+/* Hands w's reader what the sync thread saw fail since its last request
+ * (cg_node_set_sync_failed): a copy of its own, made under the mutex. */
 static void
-pass_sync_failed(cg_server *s)
+pass_sync_failed(struct worker *w)
 {
+	cg_server *s = w->s;
 	json_t *copy = NULL;
 	bool changed;
 
 	pthread_mutex_lock(&s->mu);
-	changed = s->sync_seq != s->sync_seen;
+	changed = s->sync_seq != w->sync_seen;
 	if (changed) {
 		if (json_object_size(s->sync_failed) > 0)
 			copy = json_deep_copy(s->sync_failed);
-		s->sync_seen = s->sync_seq;
+		w->sync_seen = s->sync_seq;
 	}
 	pthread_mutex_unlock(&s->mu);
 	if (changed)
-		cg_node_set_sync_failed(s->reader, copy);
+		cg_node_set_sync_failed(w->reader, copy);
 }
 
-/* Answers one received message (consumed); true when ctx was handed to
- * the sync thread, which replies on it and closes it. */
+/* Answers one received message (consumed) with w's reader; true when ctx
+ * was handed to the sync thread, which replies on it and closes it. */
 static bool
-serve_one(cg_server *s, nng_ctx ctx, nng_aio *aio, nng_msg *msg)
+serve_one(struct worker *w, nng_ctx ctx, nng_msg *msg)
 {
+	cg_server *s = w->s;
 	const void *body = nng_msg_body(msg);
 	size_t len = nng_msg_len(msg);
 	json_t *req = NULL;
@@ -538,7 +587,7 @@ serve_one(cg_server *s, nng_ctx ctx, nng_aio *aio, nng_msg *msg)
 		slog(s, "warn",
 		     "request refused code=%s bytes=%zu reason=\"%s\"",
 		     cg_code_name(err.code), len, err.msg);
-		reply = cg_wire_reply_refused(cg_node_name(s->reader), body,
+		reply = cg_wire_reply_refused(cg_node_name(w->reader), body,
 		                              len, &err);
 	} else if (is_sync(req)) {
 		if (enqueue_sync(s, ctx, req)) {
@@ -546,7 +595,7 @@ serve_one(cg_server *s, nng_ctx ctx, nng_aio *aio, nng_msg *msg)
 			return true;
 		}
 		reply = cg_wire_reply_error(
-		    cg_node_name(s->reader), json_object_get(req, "id"),
+		    cg_node_name(w->reader), json_object_get(req, "id"),
 		    CG_EUNAVAIL,
 		    "node busy: too many sync requests waiting, or shutting "
 		    "down");
@@ -554,8 +603,8 @@ serve_one(cg_server *s, nng_ctx ctx, nng_aio *aio, nng_msg *msg)
 	} else {
 		int64_t t0 = cg_mono_ms();
 
-		pass_sync_failed(s);
-		reply = cg_node_handle(s->reader, req);
+		pass_sync_failed(w);
+		reply = cg_node_handle(w->reader, req);
 		slog(s, "debug", "request op=%s bytes=%zu ok=%d ms=%lld",
 		     op_name(req), len,
 		     json_is_true(json_object_get(reply, "ok")),
@@ -563,16 +612,19 @@ serve_one(cg_server *s, nng_ctx ctx, nng_aio *aio, nng_msg *msg)
 		json_decref(req);
 	}
 	nng_msg_free(msg);
-	send_reply(s, s->reader, ctx, aio, true, reply);
+	send_reply(s, w->reader, ctx, w->aio, true, reply);
 	return false;
 }
 
-/* Receives and answers until cg_server_stop() cancels its aio. */
+/* A worker: receives on its own context and answers, until
+ * cg_server_stop() cancels its aio.  The REP socket hands each request to
+ * one waiting context, so the workers answer in parallel. */
 static void *
 serve_main(void *arg)
 {
-	cg_server *s = arg;
-	nng_aio *aio = s->serve_aio;
+	struct worker *w = arg;
+	cg_server *s = w->s;
+	nng_aio *aio = w->aio;
 	nng_ctx ctx;
 	bool have_ctx = false;
 	int rv = 0;
@@ -601,11 +653,11 @@ serve_main(void *arg)
 			rv = 0;
 			continue;
 		}
-		if (serve_one(s, ctx, aio, nng_aio_get_msg(aio)))
+		if (serve_one(w, ctx, nng_aio_get_msg(aio)))
 			have_ctx = false;
 	}
 	if (rv != 0)
-		slog(s, "error", "serve thread stopped reason=\"%s\"",
+		slog(s, "error", "serve worker stopped reason=\"%s\"",
 		     nng_strerror(rv));
 	if (have_ctx)
 		nng_ctx_close(ctx);
@@ -858,49 +910,63 @@ cg_server_start(cg_server *s, cg_err *err)
 {
 	int rc;
 
-	if (nng_aio_alloc(&s->serve_aio, NULL, NULL) != 0 ||
-	    nng_aio_alloc(&s->sync_aio, NULL, NULL) != 0)
+	if (nng_aio_alloc(&s->sync_aio, NULL, NULL) != 0)
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
+	for (size_t i = 0; i < s->nworkers; i++)
+		if (nng_aio_alloc(&s->workers[i].aio, NULL, NULL) != 0)
+			return cg_err_set(err, CG_ENOMEM,
+			                  "node: out of memory");
 	rc = pthread_create(&s->sync_th, NULL, sync_main, s);
 	if (rc != 0)
 		return cg_err_set(err, CG_ERR,
 		                  "node: cannot start a thread: %s",
 		                  cg_strerror(rc).s);
 	s->sync_running = true;
-	rc = pthread_create(&s->serve_th, NULL, serve_main, s);
-	if (rc != 0) {
-		cg_server_stop(s);
-		return cg_err_set(err, CG_ERR,
-		                  "node: cannot start a thread: %s",
-		                  cg_strerror(rc).s);
+	for (size_t i = 0; i < s->nworkers; i++) {
+		struct worker *w = &s->workers[i];
+
+		rc = pthread_create(&w->th, NULL, serve_main, w);
+		if (rc != 0) {
+			cg_server_stop(s);
+			return cg_err_set(err, CG_ERR,
+			                  "node: cannot start a thread: %s",
+			                  cg_strerror(rc).s);
+		}
+		w->running = true;
 	}
-	s->serve_running = true;
-	slog(s, "info", "serving node=%s url=%s sources=%zu reconcile_s=%lld",
-	     s->name, s->url, s->ws.nsources,
+	slog(s, "info",
+	     "serving node=%s url=%s sources=%zu workers=%zu reconcile_s=%lld",
+	     s->name, s->url, s->ws.nsources, s->nworkers,
 	     (long long)(s->reconcile_ms / 1000));
 	return 0;
 }
 
 /*
- * Both threads are joined before the socket closes: nng 1.5.2 panics when
- * nng_ctx_send() races with nng_close().  The serve thread starts every
- * operation under the mutex only while not stopping, so cancelling its aio
- * here ends a receive (or a slow send) at once; the sync thread finishes
- * its sync, answers the queued syncs ("shutting down") and returns.
+ * Every thread is joined before the socket closes: nng 1.5.2 panics when
+ * nng_ctx_send() races with nng_close().  A worker starts every operation
+ * under the mutex only while not stopping, so cancelling the workers' aios
+ * here ends a receive (or a slow send) at once; a worker answering a
+ * request finishes it, finds the server stopping and drops the reply
+ * (the client's request fails when the socket closes); the sync thread
+ * finishes its sync, answers the queued syncs ("shutting down") and
+ * returns.
  */
 void
 cg_server_stop(cg_server *s)
 {
 	pthread_mutex_lock(&s->mu);
 	s->stopping = true;
-	if (s->serve_aio != NULL)
-		nng_aio_cancel(s->serve_aio);
+	for (size_t i = 0; i < s->nworkers; i++)
+		if (s->workers[i].aio != NULL)
+			nng_aio_cancel(s->workers[i].aio);
 	pthread_mutex_unlock(&s->mu);
 	if (s->wake[1] >= 0)
 		wake(s);
-	if (s->serve_running) {
-		pthread_join(s->serve_th, NULL);
-		s->serve_running = false;
+	for (size_t i = 0; i < s->nworkers; i++) {
+		if (s->workers[i].running) {
+			pthread_join(s->workers[i].th, NULL);
+			s->workers[i].running = false;
+		}
 	}
 	if (s->sync_running) {
 		pthread_join(s->sync_th, NULL);
@@ -918,9 +984,12 @@ cg_server_free(cg_server *s)
 	if (s == NULL)
 		return;
 	cg_server_stop(s);
-	nng_aio_free(s->serve_aio);
 	nng_aio_free(s->sync_aio);
-	cg_node_free(s->reader);
+	for (size_t i = 0; i < s->nworkers; i++) {
+		nng_aio_free(s->workers[i].aio);
+		cg_node_free(s->workers[i].reader);
+	}
+	free(s->workers);
 	cg_node_free(s->writer);
 	for (int i = 0; i < 2; i++)
 		if (s->wake[i] >= 0)

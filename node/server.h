@@ -3,12 +3,17 @@
  * keeping its indexes current while it serves.
  *
  * A cg_server loads a workspace (its root wiki and every sub-guild: one
- * source per wiki), listens on one nng REP socket and runs two threads:
+ * source per wiki), listens on one nng REP socket and runs a pool of serve
+ * workers and one sync thread:
  *
- * - serve: receives a request, decodes it (wire.h), answers it with the
- *   *reader* cg_node and sends the reply.  A "sync" request is handed, with
- *   its nng context, to the sync thread, which replies on that context, so
- *   a long sync never blocks queries.
+ * - serve workers (cg_server_opts.workers; default one per online CPU, at
+ *   most CG_SERVER_WORKERS_MAX; one when the node syncs on demand): each
+ *   has its own nng context and its own *reader* cg_node (so its own
+ *   SQLite read connections, WAL readers, and statement caches); it
+ *   receives a request, decodes it (wire.h), answers it and sends the
+ *   reply, while the others answer theirs.  A "sync" request is handed,
+ *   with its nng context, to the sync thread, which replies on that
+ *   context, so a long sync never blocks queries.
  * - sync: owns the *writer* cg_node (same sources, same cache).  It syncs
  *   once at start (the reader serves the previous generation, or answers
  *   "index not built yet", meanwhile), then after file changes seen by
@@ -22,7 +27,11 @@
  *   follows new generations before each request; an incremental sync is
  *   one transaction, so no reader sees an empty index.
  *
- * A cg_node is single-threaded: the two nodes are never shared.  The
+ * A cg_node is single-threaded: no node is shared between threads.  A
+ * reader never writes except to rebuild an index a query found corrupt
+ * (node.h, cg_node_run), serialised with every other writer by the
+ * index's lock; a generation published meanwhile is followed instead
+ * (index.h, cg_index_rebuild).  The
  * server keeps no process-wide state and never prints: log lines go to the
  * caller's callback (which may be called from either thread).
  *
@@ -48,6 +57,9 @@
 #define CG_SERVER_RECONCILE_S     30
 #define CG_SERVER_DEBOUNCE_MS     100
 #define CG_SERVER_SYNC_QUEUE      16 /* client syncs waiting, then busy */
+/* The most serve workers a node runs: each holds one SQLite connection
+ * per source, and a gateway runs one node per repository. */
+#define CG_SERVER_WORKERS_MAX 8
 
 typedef struct cg_server cg_server;
 
@@ -73,6 +85,10 @@ typedef struct cg_server_opts {
 	bool oneshot;          /* the process exits after one command: the
 	                          indexes read on read-only connections
 	                          (index.h, cg_index_opts.oneshot) */
+	int workers;           /* serve workers; <= 0: $CORPUS_GW_NODE_WORKERS
+	                          when set, else one per online CPU (one
+	                          when on_demand); at most
+	                          CG_SERVER_WORKERS_MAX */
 	cg_log_fn log;         /* may be NULL */
 	void *log_ctx;
 } cg_server_opts;
@@ -89,7 +105,7 @@ int cg_server_new(cg_server **out, const cg_server_opts *opts, cg_err *err);
  * port); borrowed. */
 const char *cg_server_url(const cg_server *s);
 
-/* Starts the serve and sync threads. */
+/* Starts the serve workers and the sync thread. */
 int cg_server_start(cg_server *s, cg_err *err);
 
 /* Stops the threads (waiting for a sync in progress to finish) and closes
