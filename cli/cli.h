@@ -111,8 +111,20 @@ int cli_load_config(const cli_args *a, struct cg_config *cfg, cg_err *err);
 		    "only this workspace of the roster (repeatable)" \
 	}
 
+/* Where a read command's requests go by default (cli/session.c): a
+ * gateway found on the local socket (gateway/local.h) or named by
+ * CORPUS_GW_GATEWAY, else embedded.  --no-gateway (or
+ * CORPUS_GW_NO_GATEWAY=1) keeps it embedded.  A command whose table holds
+ * this option looks for a gateway; one without it (index, mcp) never
+ * does. */
+#define CLI_GATEWAY_OPT                                                  \
+	{                                                                \
+		"no-gateway", false, false,                              \
+		    "never use a running gateway (CORPUS_GW_NO_GATEWAY)" \
+	}
+
 /* Where a command's requests go: an in-process gateway (--workspace,
- * --config) or a running one (--gateway URL). */
+ * --config) or a running one (--gateway URL, a found local socket). */
 #include "conf/config.h"
 #include "gateway/gateway.h"
 #include "gateway/render.h"
@@ -122,7 +134,15 @@ typedef struct cli_session {
 	int have_cfg;
 	cg_gateway *gw;     /* embedded */
 	cg_fed *fed;        /* embedded: the gateway's federation (borrowed) */
-	char *remote;       /* --gateway URL */
+	char *remote;       /* the running gateway's base URL, or NULL */
+	char *addr;         /* its address as given or found: the URL, or
+	                       unix:PATH (messages, evidence.via) */
+	char *sock;         /* the unix socket requests go through, or NULL */
+	bool found;         /* the gateway was found, not named: a failure
+	                       falls back to embedded (session.c) */
+	char *fallback;     /* why a found gateway was not used, or NULL */
+	long timeout_ms;    /* a remote request's bound */
+	bool oneshot;       /* the process exits after this command */
 	int unsynced;       /* sources (or whole nodes) the last sync failed */
 	char *auth;         /* "Authorization: Bearer <token>" or NULL; wiped
 	                       when the session closes */

@@ -17,6 +17,7 @@
 
 static const cli_opt read_opts[] = {
     CLI_SESSION_OPTS,
+    CLI_GATEWAY_OPT,
     {"lines", true, false, "A:B, A:, :B or A (file lines, 1-based)"},
     {"json", false, false, "print one JSON object"},
     {"help", false, false, "show this help"},
@@ -24,6 +25,7 @@ static const cli_opt read_opts[] = {
 
 static const cli_opt page_opts[] = {
     CLI_SESSION_OPTS,
+    CLI_GATEWAY_OPT,
     {"json", false, false, "print one JSON object"},
     {"help", false, false, "show this help"},
 };

@@ -40,6 +40,7 @@ static const cli_opt query_opts[] = {
     {"tag", true, false, "tag (case-insensitive)"},
     {"source", true, true, "limit to a source (repeatable)"},
     CLI_SCOPE_OPT,
+    CLI_GATEWAY_OPT,
     {"limit", true, false, "hits to return (default 20, max 500)"},
     {"explain", false, false, "show match class, scores, index work"},
     {"help", false, false, "show this help"},

@@ -15,8 +15,18 @@
  * added to or removed from a served workspace is noticed (rootwatch.c,
  * and a look every RECHECK_MS) and reloads the same way.  Log lines (its
  * own and every node's, children's included) go to stderr through
- * cli_log, info and up, debug too with --verbose.  It must not answer a
- * request itself: that is gateway/.
+ * cli_log, info and up, debug too with --verbose.
+ *
+ * The local socket (gateway/local.h): unless --no-socket, serve also
+ * listens on $XDG_RUNTIME_DIR/corpus-gw/<roster key>.sock, where the CLI
+ * of the same user finds it (cli/session.c), with the same handler as
+ * HTTP (a second cg_http over the socket, swapped with the first).  It
+ * appears once the first sync is done, so a CLI never waits on a gateway
+ * still indexing, and is removed on a clean exit; a reload that changes the
+ * roster (another key) moves it.  Without XDG_RUNTIME_DIR there is none; one
+ * that cannot be made (another gateway serves the same roster on it, the
+ * directory is not private) is a warning, never a reason not to serve.  It must
+ * not answer a request itself: that is gateway/.
  */
 #define _GNU_SOURCE
 #include <sys/signalfd.h>
@@ -35,6 +45,7 @@
 #include "conf/config.h"
 #include "gateway/gateway.h"
 #include "gateway/http.h"
+#include "gateway/local.h"
 #include "proto/acl.h"
 
 static const cli_opt serve_opts[] = {
@@ -44,6 +55,8 @@ static const cli_opt serve_opts[] = {
     {"listen", true, false, "HTTP address (default http://127.0.0.1:7700)"},
     {"cache", true, false, "index cache directory"},
     {"deadline", true, false, "per-round deadline in ms (default 800)"},
+    {"no-socket", false, false,
+     "no local socket under $XDG_RUNTIME_DIR for the CLI"},
     {"verbose", false, false, "(-v) debug lines too (the nodes' included)"},
     {"help", false, false, "show this help"},
 };
@@ -207,7 +220,76 @@ struct serve {
 	unsigned generation;
 	cli_logger log;
 	cli_rootwatch watch;
+	cg_http *hl;    /* the local socket's server, or NULL */
+	cg_local local; /* its socket file */
 };
+
+/* Starts serving the current roster on its local socket (a warning when
+ * it cannot; nothing without XDG_RUNTIME_DIR or with --no-socket). */
+static void
+local_open(struct serve *s)
+{
+	cg_http_opts ho = {0};
+	char line[700];
+	cg_err err;
+	int rc;
+
+	cg_err_clear(&err);
+	s->local.fd = -1;
+	if (cli_flag(s->a, "no-socket"))
+		return;
+	rc = cg_local_listen(&s->local, &s->cur.cfg, &err);
+	if (rc == CG_ENOTFOUND)
+		return;
+	if (rc == 0) {
+		ho.fed = cg_gateway_fed(s->cur.g);
+		ho.tokens = s->cur.tokens;
+		ho.ntokens = s->cur.cfg.ntokens;
+		ho.log = cli_log;
+		ho.log_ctx = &s->log;
+		ho.local = true;
+		ho.local_fd = s->local.fd;
+		rc = cg_http_new(&s->hl, &ho, &err);
+		if (rc != 0)
+			cg_local_close(&s->local);
+	}
+	if (rc != 0) {
+		cli_log(&s->log, "warn", "gateway", err.msg);
+		return;
+	}
+	cg_http_set_ready(s->hl, true); /* opened on a synced roster */
+	(void)snprintf(line, sizeof(line), "local socket %s",
+	               cg_http_url(s->hl));
+	cli_log(&s->log, "info", "gateway", line);
+}
+
+static void
+local_close(struct serve *s)
+{
+	cg_http_free(s->hl);
+	s->hl = NULL;
+	cg_local_close(&s->local);
+}
+
+/* A reload's new roster on the local socket: swapped in when its key is
+ * the same, else the socket is closed (local_open moves it once the new
+ * roster is current).  Called before the old roster is freed. */
+static void
+local_swap(struct serve *s, struct live *next)
+{
+	char key[CG_LOCAL_KEY_LEN + 1];
+	cg_err err;
+
+	cg_err_clear(&err);
+	if (s->hl == NULL)
+		return;
+	if (cg_local_key(&next->cfg, key) == 0 &&
+	    strcmp(key, s->local.key) == 0 &&
+	    cg_http_swap(s->hl, cg_gateway_fed(next->g), next->tokens,
+	                 next->cfg.ntokens, &err) == 0)
+		return;
+	local_close(s);
+}
 
 /* Re-reads the config and swaps the new roster in; on any error the old
  * one keeps serving and the reason is logged. */
@@ -244,11 +326,14 @@ reload(struct serve *s, const char *why)
 		live_close(&next);
 		return;
 	}
+	local_swap(s, &next);
 	/* No request holds the old roster any more. */
 	cli_rootwatch_close(&s->watch);
 	live_close(&s->cur);
 	s->cur = next;
 	cli_rootwatch_open(&s->watch, &s->cur.cfg);
+	if (s->hl == NULL)
+		local_open(s);
 	(void)snprintf(line, sizeof(line),
 	               "reloaded reason=%s nodes=%zu tokens=%zu deadline_ms=%d",
 	               why, cg_gateway_nnodes(s->cur.g), s->cur.cfg.ntokens,
@@ -357,9 +442,11 @@ run(const cli_args *a, cg_err *err)
 		cli_rootwatch_open(&s.watch, &s.cur.cfg);
 		sync_nodes(&s.cur, &s.log);
 		cg_http_set_ready(s.h, true);
+		local_open(&s);
 		cli_log(&s.log, "info", "gateway", "ready");
 		loop(&s, sfd);
 	}
+	local_close(&s);
 	cg_http_free(s.h);
 	cli_rootwatch_close(&s.watch);
 	live_close(&s.cur);
@@ -382,7 +469,7 @@ cmd_serve(int argc, char **argv)
 	if (cli_flag(&a, "help")) {
 		cli_usage("serve",
 		          "(--workspace DIR [--spawn] | --config FILE) "
-		          "[--listen URL]",
+		          "[--listen URL] [--no-socket]",
 		          "Runs the gateway: every node of the roster behind "
 		          "one HTTP endpoint\n(JSON API at /v1/, MCP at /mcp, "
 		          "/healthz, /metrics).",

@@ -27,7 +27,7 @@
 #define COMMON_OPTS                                                        \
 	CLI_SESSION_OPTS, {"json", false, false, "print one JSON object"}, \
 	    {"source", true, true, "limit to a source (repeatable)"},      \
-	    CLI_SCOPE_OPT,                                                 \
+	    CLI_SCOPE_OPT, CLI_GATEWAY_OPT,                                \
 	{                                                                  \
 		"help", false, false, "show this help"                     \
 	}

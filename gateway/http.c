@@ -27,13 +27,16 @@
  * thread: its connection is suspended, a grep worker (grep_pool.h)
  * computes the answer into the request and resumes the connection, and
  * the handler, called again on the connection's own thread, queues it
- * (libmicrohttpd queues a response only from the handler).  This file
- * must not know what a tool does: that is api.c and mcp.c.
+ * (libmicrohttpd queues a response only from the handler).  The same
+ * handler serves the local socket (local.h; opts.local): its callers are
+ * checked by uid instead of by token and Host.  This file must not know
+ * what a tool does: that is api.c and mcp.c.
  */
 #define _GNU_SOURCE
 #include "gateway/http.h"
 
 #include <sys/socket.h>
+#include <sys/un.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -62,6 +65,7 @@
 #include "gateway/conn_limits.h"
 #include "gateway/framing.h"
 #include "gateway/grep_pool.h"
+#include "gateway/local.h"
 #include "gateway/mcp.h"
 #include "gateway/metrics.h"
 #include "gateway/openapi.h"
@@ -86,6 +90,7 @@ struct cg_http {
 	cg_metrics *metrics;
 	int port;
 	int loopback;
+	int local; /* the local socket (opts.local) */
 	int timeout_s;
 	cg_log_fn log; /* the access log; NULL: none */
 	void *log_ctx;
@@ -235,6 +240,8 @@ host_ok(const cg_http *h, const char *host)
 
 	if (host == NULL)
 		return 0;
+	if (h->local)
+		return 1; /* no browser reaches a unix socket */
 	if (!h->loopback)
 		return 1; /* a public bind is protected by tokens */
 	for (size_t i = 0; names[i] != NULL; i++) {
@@ -650,6 +657,19 @@ authenticate(struct MHD_Connection *c, const char *url, struct req *rq)
 	return found;
 }
 
+/* A caller on the local socket: authed, with the unrestricted policy,
+ * when it runs as this uid (local.h says why), else refused. */
+static int
+local_peer(struct MHD_Connection *c, struct req *rq)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	rq->authed = ci != NULL && cg_local_peer_ok(ci->connect_fd);
+	rq->token = rq->authed ? "local" : NULL;
+	return rq->authed;
+}
+
 /* The search page: a caller without a matching token still reaches it
  * (rq->authed 0: the page shows its token form and runs no tool). */
 static enum MHD_Result
@@ -722,7 +742,8 @@ begin(cg_http *h, struct MHD_Connection *c, const char *url, const char *method,
 	 * without a valid token, but for the search page's (web.h), which
 	 * answers with its token form and reads only POST /token's. */
 	if (strcmp(url, "/healthz") != 0 && strcmp(url, "/readyz") != 0 &&
-	    !authenticate(c, url, rq) && !cg_web_owns(url)) {
+	    !(h->local ? local_peer(c, rq) : authenticate(c, url, rq)) &&
+	    !cg_web_owns(url)) {
 		cg_conn_limits_busy(h->limits, c, 1);
 		return send_error(c, 401, "unauthorized",
 		                  "a valid 'Authorization: Bearer <token>' "
@@ -982,6 +1003,25 @@ open_listener(cg_http *h, const struct sockaddr_in *want, int *out)
 	return 0;
 }
 
+/* The local socket's listening fd (taken): its url is "unix:PATH". */
+static int
+local_listener(cg_http *h, int fd, int *out)
+{
+	struct sockaddr_un sa = {0};
+	socklen_t len = sizeof(sa);
+
+	if (getsockname(fd, (struct sockaddr *)&sa, &len) != 0 ||
+	    sa.sun_family != AF_UNIX) {
+		close(fd);
+		return -1;
+	}
+	(void)snprintf(h->url, sizeof(h->url), "unix:%.*s",
+	               (int)strnlen(sa.sun_path, sizeof(sa.sun_path)),
+	               sa.sun_path);
+	*out = fd;
+	return 0;
+}
+
 /* The connection limits and deadlines (conn_limits.h). */
 static int
 start_limits(cg_http *h)
@@ -1029,53 +1069,72 @@ start_daemon(cg_http *h, int fd)
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, h, MHD_OPTION_END);
 }
 
-int
-cg_http_new(cg_http **out, const cg_http_opts *opts, cg_err *err)
+/* The server's state before it listens; NULL when out of memory. */
+static cg_http *
+http_alloc(const cg_http_opts *opts, const struct sockaddr_in *sa, int timeout)
 {
-	struct sockaddr_in sa;
-	cg_http *h;
-	int timeout;
-	int fd;
-	int rc;
+	cg_http *h = calloc(1, sizeof(*h));
 
-	*out = NULL;
-	rc = parse_listen(opts->listen, &sa, err);
-	if (rc == 0)
-		rc = pick_timeout(opts->timeout_s, &timeout, err);
-	if (rc != 0)
-		return rc;
-	if ((ntohl(sa.sin_addr.s_addr) >> 24) != 127 &&
-	    !opts->tokens_configured)
-		return cg_err_set(err, CG_EINVAL,
-		                  "refusing to listen on %s without tokens: "
-		                  "bind to 127.0.0.1 or configure tokens",
-		                  opts->listen);
-	h = calloc(1, sizeof(*h));
 	if (h == NULL)
-		return cg_err_set(err, CG_ENOMEM, "out of memory");
+		return NULL;
 	if (start_roster(h, opts) != 0) {
 		free(h);
-		return cg_err_set(err, CG_ENOMEM, "out of memory");
+		return NULL;
 	}
 	h->timeout_s = timeout;
 	h->log = opts->log;
 	h->log_ctx = opts->log_ctx;
-	h->loopback = (ntohl(sa.sin_addr.s_addr) >> 24) == 127;
+	h->loopback = (ntohl(sa->sin_addr.s_addr) >> 24) == 127;
+	h->local = opts->local;
 	h->metrics = cg_metrics_new();
 	h->origins = copy_origins(opts->allowed_origins);
 	h->nthreads = http_threads();
 	if (h->metrics == NULL || h->origins == NULL || start_limits(h) != 0 ||
 	    cg_grep_pool_new(&h->greps, err) != 0) {
 		cg_http_free(h);
-		return cg_err_set(err, CG_ENOMEM, "out of memory");
+		return NULL;
 	}
-	if (open_listener(h, &sa, &fd) == 0)
+	return h;
+}
+
+int
+cg_http_new(cg_http **out, const cg_http_opts *opts, cg_err *err)
+{
+	struct sockaddr_in sa = {0};
+	cg_http *h = NULL;
+	int timeout = 0;
+	int fd;
+	int rc;
+
+	*out = NULL;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK); /* the local socket */
+	rc = opts->local ? 0 : parse_listen(opts->listen, &sa, err);
+	if (rc == 0)
+		rc = pick_timeout(opts->timeout_s, &timeout, err);
+	if (rc == 0 && (ntohl(sa.sin_addr.s_addr) >> 24) != 127 &&
+	    !opts->tokens_configured)
+		rc = cg_err_set(err, CG_EINVAL,
+		                "refusing to listen on %s without tokens: "
+		                "bind to 127.0.0.1 or configure tokens",
+		                opts->listen);
+	if (rc == 0) {
+		h = http_alloc(opts, &sa, timeout);
+		if (h == NULL)
+			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
+	if (rc != 0) {
+		if (opts->local)
+			close(opts->local_fd); /* taken, even on failure */
+		return rc;
+	}
+	if ((opts->local ? local_listener(h, opts->local_fd, &fd)
+	                 : open_listener(h, &sa, &fd)) == 0)
 		h->d = start_daemon(h, fd);
 	if (h->d == NULL) {
 		cg_http_free(h);
-		return cg_err_set(err, CG_EIO,
-		                  "cannot listen on %s (address in use?)",
-		                  opts->listen);
+		return cg_err_set(
+		    err, CG_EIO, "cannot listen on %s (address in use?)",
+		    opts->local ? "the local socket" : opts->listen);
 	}
 	*out = h;
 	return 0;

@@ -85,6 +85,13 @@ typedef struct cg_http_opts {
 	size_t ntokens;
 	cg_log_fn log; /* one access-log line per request (accesslog.h) */
 	void *log_ctx;
+	/* The local socket (local.h): when local, serve the listening unix
+	 * socket local_fd (taken, even on failure) instead of listen; every
+	 * caller must run as this uid (SO_PEERCRED) and gets the unrestricted
+	 * policy, tokens or not; Host is not checked (no browser reaches a
+	 * unix socket, so there is no DNS rebinding). */
+	bool local;
+	int local_fd;
 } cg_http_opts;
 
 int cg_http_new(cg_http **out, const cg_http_opts *opts, cg_err *err);
@@ -109,7 +116,8 @@ int cg_http_swap(cg_http *h, cg_fed *fed, const cg_http_token *tokens,
  * change it: the old roster serves until the new one is ready. */
 void cg_http_set_ready(cg_http *h, bool ready);
 
-/* "http://127.0.0.1:PORT" as actually bound; borrowed. */
+/* "http://127.0.0.1:PORT" as actually bound, or "unix:PATH" for the
+ * local socket; borrowed. */
 const char *cg_http_url(const cg_http *h);
 
 #endif
