@@ -31,7 +31,7 @@ static const cli_opt node_opts[] = {
      "serve only ROOT's own wiki, as this source (no sub-guilds)"},
     {"reconcile", true, false, "seconds between full reconciles (default 30)"},
     {"workers", true, false,
-     "threads answering requests (default: one per CPU, at most 8)"},
+     "threads answering requests (default: one per two CPUs, 1 to 8)"},
     {"verbose", false, false, "log debug lines too"},
     {"help", false, false, "show this help"},
 };

@@ -1074,9 +1074,11 @@ static cg_http *
 http_alloc(const cg_http_opts *opts, const struct sockaddr_in *sa, int timeout)
 {
 	cg_http *h = calloc(1, sizeof(*h));
+	cg_err perr; /* a pool that cannot start is out of resources */
 
 	if (h == NULL)
 		return NULL;
+	cg_err_clear(&perr);
 	if (start_roster(h, opts) != 0) {
 		free(h);
 		return NULL;
@@ -1090,7 +1092,7 @@ http_alloc(const cg_http_opts *opts, const struct sockaddr_in *sa, int timeout)
 	h->origins = copy_origins(opts->allowed_origins);
 	h->nthreads = http_threads();
 	if (h->metrics == NULL || h->origins == NULL || start_limits(h) != 0 ||
-	    cg_grep_pool_new(&h->greps, err) != 0) {
+	    cg_grep_pool_new(&h->greps, &perr) != 0) {
 		cg_http_free(h);
 		return NULL;
 	}

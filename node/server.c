@@ -170,8 +170,12 @@ copy_names(cg_server *s, const cg_server_opts *o, cg_err *err)
 }
 
 /* The pool size: opts->workers, else $CORPUS_GW_NODE_WORKERS, else one
- * per online CPU; bounded by CG_SERVER_WORKERS_MAX.  A node that syncs on
- * demand (a one-shot CLI run) answers one request at a time: one. */
+ * per two online CPUs; bounded by CG_SERVER_WORKERS_MAX.  Half the CPUs
+ * because a gateway runs a node per repository beside its HTTP threads:
+ * on 2 cores a second worker per node cost 16-25% of the queries per
+ * second at 4 nodes (BENCHMARKS.md, bench/node-pool-bench).  A node that
+ * syncs on demand (a one-shot CLI run) answers one request at a time:
+ * one. */
 static size_t
 pool_size(const cg_server_opts *o)
 {
@@ -188,7 +192,7 @@ pool_size(const cg_server_opts *o)
 			n = 0;
 	}
 	if (n <= 0)
-		n = get_nprocs();
+		n = get_nprocs() / 2;
 	if (n < 1)
 		n = 1;
 	return n > CG_SERVER_WORKERS_MAX ? CG_SERVER_WORKERS_MAX : (size_t)n;

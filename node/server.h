@@ -6,7 +6,7 @@
  * source per wiki), listens on one nng REP socket and runs a pool of serve
  * workers and one sync thread:
  *
- * - serve workers (cg_server_opts.workers; default one per online CPU, at
+ * - serve workers (cg_server_opts.workers; default one per two online CPUs, at
  *   most CG_SERVER_WORKERS_MAX; one when the node syncs on demand): each
  *   has its own nng context and its own *reader* cg_node (so its own
  *   SQLite read connections, WAL readers, and statement caches); it
@@ -86,7 +86,7 @@ typedef struct cg_server_opts {
 	                          indexes read on read-only connections
 	                          (index.h, cg_index_opts.oneshot) */
 	int workers;           /* serve workers; <= 0: $CORPUS_GW_NODE_WORKERS
-	                          when set, else one per online CPU (one
+	                          when set, else one per two online CPUs (one
 	                          when on_demand); at most
 	                          CG_SERVER_WORKERS_MAX */
 	cg_log_fn log;         /* may be NULL */
