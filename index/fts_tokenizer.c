@@ -17,8 +17,10 @@
  * longer.  A document's grapheme cluster (Thai, Lao, Khmer, Myanmar, ...)
  * with marks after its base also gets its marked tails (page/token.h) as
  * colocated tokens; a query phrase starting with CG_TAIL_MARK has that
- * tail as its first token.  It must not emit forms, tails or boundaries
- * for queries, or keep state between calls beyond its stemmer.
+ * tail as its first token.  cg_fts_boundaries walks a column's text the
+ * same way to tell the rank function (index/rank.c) where the boundary
+ * tokens sit.  It must not emit forms, tails or boundaries for queries,
+ * or keep state between calls beyond its stemmer.
  */
 #include "index/fts_tokenizer.h"
 
@@ -120,6 +122,44 @@ cgw_forward(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
 		return rc;
 	return call->xToken(call->fts_ctx, FTS5_TOKEN_COLOCATED, form, n, start,
 	                    end);
+}
+
+/* What cg_fts_boundaries counts: tokens and boundaries as
+ * cgw_forward emits them for a document. */
+struct bound_walk {
+	const char *text;
+	int prev_end; /* end of the previous token; -1 before the first */
+	int next;     /* the next token's position */
+	int upto;     /* the walk stops past this position */
+	cg_fts_bounds *out;
+};
+
+static int
+bound_cb(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
+{
+	struct bound_walk *w = ctx;
+
+	(void)tok;
+	(void)ntok;
+	(void)cjk;
+	if (w->prev_end >= 0 && para_break(w->text, w->prev_end, start)) {
+		w->out->pos[w->out->n++] = w->next;
+		w->next++;
+	}
+	w->prev_end = end;
+	w->next++;
+	return w->next > w->upto || w->out->n == CG_FTS_BOUNDS_MAX;
+}
+
+void
+cg_fts_boundaries(const char *text, int n, int upto, cg_fts_bounds *out)
+{
+	struct bound_walk w = {
+	    .text = text, .prev_end = -1, .upto = upto, .out = out};
+
+	out->n = 0;
+	if (text != NULL && n > 0)
+		(void)cg_token_each(text, n, bound_cb, &w);
 }
 
 static int

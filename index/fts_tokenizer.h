@@ -17,4 +17,19 @@
  * Returns 0, CG_EINVAL (db NULL) or CG_ERR (no FTS5). */
 int cg_fts_tokenizer_register(sqlite3 *db);
 
+/* Boundaries kept per column text (a walk stops at the last one). */
+#define CG_FTS_BOUNDS_MAX 256
+
+/* Positions of paragraph and list item boundaries of one column. */
+typedef struct cg_fts_bounds {
+	int n;                      /* positions kept */
+	int pos[CG_FTS_BOUNDS_MAX]; /* ascending */
+} cg_fts_bounds;
+
+/* Fills out with the positions (token offsets, as FTS5 counts them for a
+ * document: the words and the boundary tokens) of the boundaries of n
+ * bytes of a document's column text, up to position upto (the walk stops
+ * there) and at most CG_FTS_BOUNDS_MAX of them. */
+void cg_fts_boundaries(const char *text, int n, int upto, cg_fts_bounds *out);
+
 #endif

@@ -2,8 +2,10 @@
  * rank.c - the FTS5 auxiliary function cg_match(sec) (see rank.h).  The
  * arithmetic must be a function of the row and the global statistics
  * only (the same additions in the same order on every node), so that the
- * merged order over any split of the sources equals one index's.  It must
- * not read a column's text: instances and column sizes only.
+ * merged order over any split of the sources equals one index's.  It
+ * reads instances and column sizes; a column's text only for a row whose
+ * terms come within PROX_WINDOW tokens (the unit boundaries, rank.h), and
+ * then only up to the last kept term position.
  */
 #include "index/rank.h"
 
@@ -11,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "index/fts_tokenizer.h"
 #include "index/sql.h"
 
 #define K1 1.2
@@ -54,6 +57,22 @@ idf(int64_t df, int64_t n)
 	return log(1.0 + ((double)n - d + 0.5) / (d + 0.5));
 }
 
+/* More than any ALL score without the proximity bonus: every term at the
+ * most BM25F can give (each column's weight times K1 + 1, at any tf and
+ * length) times its idf.  A function of the global statistics only. */
+static double
+unit_tier(const cg_rank_ctx *r)
+{
+	double most = 0.0;
+	double sum = 0.0;
+
+	for (int c = CONTENT_FIRST; c < CONTENT_END; c++)
+		most += r->weight[c] * (K1 + 1.0);
+	for (int i = 0; i < r->nterms; i++)
+		sum += r->idf[i];
+	return ceil(sum * most + 1.0);
+}
+
 void
 cg_rank_prepare(cg_rank_ctx *r, const cg_query *q, const cg_gstats *g,
                 bool forms)
@@ -75,6 +94,7 @@ cg_rank_prepare(cg_rank_ctx *r, const cg_query *q, const cg_gstats *g,
 	}
 	r->nphr = next;
 	r->idf_phrase = idf(g->df_phrase, g->nrows);
+	r->tier = unit_tier(r);
 	r->last = CG_MATCH_NONE;
 }
 
@@ -86,6 +106,13 @@ struct row {
 	double len[CG_NCOLS];
 	int npos[CG_QUERY_MAX_TERMS];
 	int pos[CG_QUERY_MAX_TERMS][POS_MAX];
+	/* The paragraph and list item boundaries of a content column, read
+	 * from its text on the first window that needs them (got[c] once
+	 * read): only rows whose terms come within PROX_WINDOW pay for it. */
+	const Fts5ExtensionApi *api;
+	Fts5Context *fc;
+	bool got[CONTENT_END];
+	cg_fts_bounds b[CONTENT_END];
 };
 
 /* BM25F of one phrase over columns [from, end). */
@@ -210,11 +237,52 @@ absent_alt(const cg_rank_ctx *r, const struct row *w, int i)
 	       (r->alt[i] || (i + 1 < r->nterms && r->alt[i + 1]));
 }
 
-/* The shortest span, in tokens, of one content column that holds a kept
+/* The last kept position of a term in column col. */
+static int
+last_pos(const cg_rank_ctx *r, const struct row *w, int col)
+{
+	int last = 0;
+
+	for (int i = 0; i < r->nterms; i++)
+		for (int k = 0; k < w->npos[i]; k++)
+			if (w->pos[i][k] >> 24 == col &&
+			    (w->pos[i][k] & 0xffffff) > last)
+				last = w->pos[i][k] & 0xffffff;
+	return last;
+}
+
+/* True when a paragraph or list item boundary of content column col lies
+ * between positions lo and hi: the window spans two units. */
+static bool
+crosses(const cg_rank_ctx *r, struct row *w, int col, int lo, int hi)
+{
+	int n;
+	int a = 0;
+
+	if (col < CONTENT_FIRST || col >= CONTENT_END)
+		return false;
+	if (!w->got[col]) {
+		const char *z = NULL;
+		int len = 0;
+
+		if (w->api->xColumnText(w->fc, col, &z, &len) != SQLITE_OK)
+			len = 0;
+		/* a window past the last kept boundary counts as one unit */
+		cg_fts_boundaries(z, len, last_pos(r, w, col), &w->b[col]);
+		w->got[col] = true;
+	}
+	n = w->b[col].n;
+	while (a < n && w->b[col].pos[a] <= lo) /* ascending, few */
+		a++;
+	return a < n && w->b[col].pos[a] < hi;
+}
+
+/* The shortest span, in tokens, of at most PROX_WINDOW tokens inside one
+ * unit (a paragraph or list item) of one content column that holds a kept
  * position of every term (of every present alternative of a group);
  * INT32_MAX when there is none. */
 static int
-min_span(const cg_rank_ctx *r, const struct row *w)
+min_span(const cg_rank_ctx *r, struct row *w)
 {
 	int at[CG_QUERY_MAX_TERMS] = {0};
 	int best = INT32_MAX;
@@ -242,14 +310,16 @@ min_span(const cg_rank_ctx *r, const struct row *w)
 		if (arg < 0)
 			return best;
 		/* Same column: the column sits in the high bits. */
-		if ((lo >> 24) == (hi >> 24) && hi - lo + 1 < best)
+		if ((lo >> 24) == (hi >> 24) && hi - lo + 1 < best &&
+		    hi - lo + 1 <= PROX_WINDOW &&
+		    !crosses(r, w, lo >> 24, lo & 0xffffff, hi & 0xffffff))
 			best = hi - lo + 1;
 		at[arg]++;
 	}
 }
 
 static double
-proximity(const cg_rank_ctx *r, const struct row *w)
+proximity(const cg_rank_ctx *r, struct row *w)
 {
 	double sum = 0.0;
 	int span;
@@ -261,12 +331,12 @@ proximity(const cg_rank_ctx *r, const struct row *w)
 		return 0.0;
 	for (int p = 0; p < r->nterms; p++)
 		sum += r->idf[p];
-	return PROX_WEIGHT * sum * r->nterms /
-	       (span < r->nterms ? r->nterms : span);
+	return r->tier + PROX_WEIGHT * sum * r->nterms /
+	                     (span < r->nterms ? r->nterms : span);
 }
 
 static double
-score_of(const cg_rank_ctx *r, const struct row *w, enum cg_match m)
+score_of(const cg_rank_ctx *r, struct row *w, enum cg_match m)
 {
 	double score = 0.0;
 	int from = m == CG_MATCH_META ? META_FIRST : CONTENT_FIRST;
@@ -314,6 +384,9 @@ match_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
 	/* Only what is read: tf of the expression's phrases, counts. */
 	memset(w.tf, 0, (size_t)nphr * sizeof(w.tf[0]));
 	memset(w.npos, 0, sizeof(w.npos));
+	w.api = api;
+	w.fc = fc;
+	memset(w.got, 0, sizeof(w.got));
 	/* Per phrase, its instances in position order (xPhraseFirst: no
 	 * sort of every instance of the row, as xInst needs). */
 	for (int p = 0; p < nphr; p++) {

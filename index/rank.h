@@ -23,10 +23,17 @@
  *
  * Proximity (ALL, two terms or more): the shortest window of one column
  * that holds every term (an OR alternative absent from the row is left
- * out; the group's present one counts); when it spans at most PROX_WINDOW
- * tokens (about a paragraph or a list item with its command), the row gains
- * PROX_WEIGHT * sum(idf) * terms / span, which is sum(idf) when the terms
- * are adjacent.  Scattered terms gain nothing.  Word forms are only looked
+ * out; the group's present one counts), spans at most PROX_WINDOW tokens
+ * and lies inside one unit (a paragraph or a list item: no boundary token
+ * of the tokenizer, index/fts_tokenizer.h, between its ends).  A row with
+ * one is in the unit tier: it gains r->tier, more than any ALL score
+ * without it, so a section where the words sit together in one line,
+ * paragraph or list item ranks above every one that scatters them (a title
+ * word plus a body word, words in two neighbouring list items), and within
+ * the tier PROX_WEIGHT * sum(idf) * terms / span more, which is sum(idf)
+ * when the terms are adjacent.  Scattered terms gain nothing.  Only a row
+ * whose terms come within PROX_WINDOW reads its column text, for the
+ * boundaries.  Word forms are only looked
  * up by the any-term pass (forms = 1), and never change an ALL or PHRASE
  * score, so both passes score those rows alike.
  *
@@ -53,6 +60,7 @@ typedef struct cg_rank_ctx {
 	                                  * bare stems, -1 when none */
 	double idf[CG_QUERY_MAX_TERMS];  /* per term */
 	double idf_phrase;               /* of the whole phrase */
+	double tier;                     /* the unit tier's offset (rank.c) */
 	double avgdl[CG_NCOLS];          /* average column length, tokens */
 	double weight[CG_NCOLS];         /* column weights */
 	enum cg_match last;              /* out: the class of the last row */

@@ -385,10 +385,47 @@ is_or(const struct parse *p, const char *text, int i, int end, int len)
 	return end < len;
 }
 
+/* The first token of a chunk and how many it has. */
+struct first_tok {
+	int n;
+	int len;
+	char c;
+};
+
+static int
+first_tok_cb(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
+{
+	struct first_tok *f = ctx;
+
+	(void)start;
+	(void)end;
+	(void)cjk;
+	if (f->n++ == 0) {
+		f->len = ntok;
+		f->c = tok[0];
+	}
+	return f->n > 1;
+}
+
+/* True for the chunk after a '-' that is a command's short option ("-l",
+ * "-Z)"): one ASCII letter or digit alone.  Excluding it would drop every
+ * page that shows the option; it is the word instead. */
+static bool
+short_option(const char *text, int from, int end)
+{
+	struct first_tok f = {0};
+
+	(void)cg_token_each(text + from, end - from, first_tok_cb, &f);
+	return f.n == 1 && f.len == 1 &&
+	       ((f.c >= 'a' && f.c <= 'z') || (f.c >= '0' && f.c <= '9'));
+}
+
 /*
  * Splits text into units and reads each: "a b" a quoted phrase, -word and
  * -"a b" exclusions, OR, and plain chunks.  A '"' without a partner, a
- * lone '-' or '*', and anything else is plain text for the tokenizer.
+ * lone '-' or '*', a "--option" or "-x" (a command's long or one-letter
+ * option, as pasted from a page: "xz --decompress", "ls -l" ask for it,
+ * never drop it), and anything else is plain text for the tokenizer.
  */
 static int
 lex(struct parse *p, const char *text, int len)
@@ -423,7 +460,8 @@ lex(struct parse *p, const char *text, int len)
 			end++;
 		if (is_or(p, text, i, end, len))
 			p->or_pending = true; /* OR OR is one OR */
-		else if (text[i] == '-' && end - i > 1)
+		else if (text[i] == '-' && end - i > 1 && text[i + 1] != '-' &&
+		         !short_option(text, i + 1, end))
 			rc = read_unit(p, text, i + 1, end, UNIT_EXCLUDE);
 		else
 			rc = read_unit(p, text, i, end, UNIT_WORDS);

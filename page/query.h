@@ -19,7 +19,9 @@
  *   a OR b          alternatives: a row needs one of them where it would
  *                   need each word (in capitals; OR OR is one OR; an OR
  *                   first or last is the word "or").
- * Anything else is text: a '"' without a partner, a lone '-' or '*',
+ * Anything else is text: a '"' without a partner, a lone '-' or '*', a
+ * word after two dashes ("--decompress", a command's long option), one
+ * letter or digit after one dash ("-l", a short option),
  * "NOT", "NEAR(", "title:", '{', '^', control bytes.  A query of
  * exclusions only is an error (nothing to rank).
  *

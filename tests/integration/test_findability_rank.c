@@ -6,7 +6,9 @@
  * ("viet" finds "Việt", "file" finds the ligature "ﬁle"), stopwords (never
  * the only reason for a hit, never highlighted, kept inside the phrase),
  * slugs ("postgres" finds use-postgres.md titled "PostgreSQL") and
- * proximity (terms in one list item rank above the same terms scattered).
+ * proximity (terms in one list item rank above the same terms scattered),
+ * and the unit tier: words in one line or list item rank above the same
+ * words nearer together but in two list items, or one in the title.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,18 @@ setup(void **state)
 	    ws, ".guild/wiki/concepts/near.md", NULL,
 	    "# Notes two\n\n- Compress the archive quickly.\n- " FILLER FILLER
 	    "\n");
+	/* "mount volume": only one-item.md holds both words in one list
+	 * item, five tokens apart, on the longest page; two-items.md has them
+	 * three tokens apart across two items and is short; title.md has
+	 * "volume" in its title.  By BM25 and distance alone either of the
+	 * others would rank first. */
+	cgt_page(ws, ".guild/wiki/concepts/one-item.md", NULL,
+	         "# Notes five\n\n- Mount the external backup volume first.\n"
+	         "- " FILLER "\n");
+	cgt_page(ws, ".guild/wiki/concepts/two-items.md", NULL,
+	         "# Notes six\n\n- Run mount.\n- Volume sizes.\n");
+	cgt_page(ws, ".guild/wiki/concepts/title.md", NULL,
+	         "# Volume\n\n- Mount it.\n");
 	return 0;
 }
 
@@ -170,6 +184,22 @@ test_proximity(void **state)
 	json_decref(a);
 }
 
+/* Words in one list item rank above words split over two items or
+ * between the title and the body, however near. */
+static void
+test_unit_tier(void **state)
+{
+	json_t *a = cgt_query(ws, cache, "volume mount", NULL);
+
+	(void)state;
+	assert_int_equal(cgt_rank(a, "one-item.md"), 0);
+	assert_true(cgt_rank(a, "two-items.md") > 0);
+	assert_true(cgt_rank(a, "title.md") > 0);
+	assert_string_equal(str(cgt_hit(a, "two-items.md"), "match"), "all");
+	assert_string_equal(str(cgt_hit(a, "title.md"), "match"), "all");
+	json_decref(a);
+}
+
 /* The query syntax with the ranking: an exclusion drops a page the word
  * forms bring, a required phrase filters the forms pass, and an OR group
  * whose other alternative is absent still gets the proximity bonus. */
@@ -203,6 +233,7 @@ main(void)
 	    cmocka_unit_test(test_stopwords),
 	    cmocka_unit_test(test_slug),
 	    cmocka_unit_test(test_proximity),
+	    cmocka_unit_test(test_unit_tier),
 	    cmocka_unit_test(test_with_syntax),
 	};
 

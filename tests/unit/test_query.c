@@ -580,6 +580,24 @@ test_syntax_exclude(void **state)
 	assert_non_null(strstr(err.msg, "only excludes"));
 	assert_null(q.terms);
 	assert_null(q.exclude);
+	/* a long option ("--bar", pasted from a command line) is the word,
+	 * not an exclusion that would drop the very page that has it */
+	assert_int_equal(cg_query_parse(&q, "foo --bar", NULL), 0);
+	assert_int_equal(q.nexclude, 0);
+	assert_null(q.exclude);
+	assert_int_equal(q.n, 2);
+	assert_string_equal(q.terms[1].text, "bar");
+	cg_query_fini(&q);
+	assert_int_equal(query_rows(db, "foo --bar", 1), ROW(1) | ROW(4));
+	/* so is a one-letter option ("-l", "-Z)"): excluding the letter
+	 * would drop the page that shows it; two letters exclude */
+	assert_int_equal(cg_query_parse(&q, "foo -l -Z) -7 -ab", NULL), 0);
+	assert_int_equal(q.nexclude, 1);
+	assert_string_equal(q.exclude, "\"ab\"");
+	assert_int_equal(q.n, 4);
+	assert_string_equal(q.terms[1].text, "l");
+	assert_string_equal(q.terms[2].text, "z");
+	cg_query_fini(&q);
 	/* a '-' with nothing after it excludes nothing */
 	assert_int_equal(cg_query_parse(&q, "foo -\"\" - -*", NULL), 0);
 	assert_int_equal(q.nexclude, 0);
@@ -673,7 +691,7 @@ test_syntax_or(void **state)
 	/* a quoted phrase in a group is an alternative, not required */
 	assert_int_equal(query_rows(db, "\"foo baz\" OR cpp", 0), ROW(2));
 	/* an exclusion ends a pending OR */
-	assert_int_equal(cg_query_parse(&q, "x OR -b c", NULL), 0);
+	assert_int_equal(cg_query_parse(&q, "x OR -bb c", NULL), 0);
 	assert_int_equal(q.n, 2);
 	assert_int_equal(q.terms[1].alt, 0);
 	cg_query_fini(&q);
