@@ -235,25 +235,29 @@ clear_path(const char *path, cg_err *err)
 	return 0;
 }
 
-/* Binds and listens on path, mode 0600 from the start (umask). */
+/* Binds path, makes it 0600, then listens: no connection is accepted
+ * before the mode is set (and the directory is 0700 all along).  The
+ * umask is left alone: it is the whole process's, and node threads are
+ * creating files and folders meanwhile. */
 static int
 bind_listen(cg_local *l, cg_err *err)
 {
 	struct sockaddr_un sa;
-	struct stat st;
-	mode_t old;
+	struct stat st = {0};
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int e;
+	int e = 0;
 
 	if (fd < 0)
 		return cg_err_set(err, CG_EIO, "socket: %s",
 		                  cg_strerror(errno).s);
 	fill_addr(&sa, l->path);
-	old = umask(0177);
-	e = bind(fd, (const struct sockaddr *)&sa, sizeof(sa)) == 0 ? 0 : errno;
-	umask(old);
-	if (e == 0 && (listen(fd, SOMAXCONN) != 0 || stat(l->path, &st) != 0))
-		e = errno;
+	if (bind(fd, (const struct sockaddr *)&sa, sizeof(sa)) != 0)
+		e = errno != 0 ? errno : EIO;
+	else if (chmod(l->path, 0600) != 0 || listen(fd, SOMAXCONN) != 0 ||
+	         stat(l->path, &st) != 0) {
+		e = errno != 0 ? errno : EIO;
+		(void)unlink(l->path); /* bound here: ours */
+	}
 	if (e != 0) {
 		close(fd);
 		return cg_err_set(err, CG_EIO, "unix:%s: %s", l->path,
