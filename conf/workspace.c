@@ -167,6 +167,8 @@ find_wiki(struct build *b, const char *name, const char *repo, char **wiki)
 		return CG_ENOMEM;
 	real = cg_realpath(path);
 	free(path);
+	if (real == NULL && errno == ENOMEM)
+		return CG_ENOMEM; /* not "no wiki": the source would vanish */
 	if (real == NULL || !is_dir_follow(real)) {
 		free(real);
 		return 0;
@@ -265,6 +267,8 @@ resolve_path(struct build *b, const char *name, const char *path, char **out)
 		return CG_ENOMEM;
 	real = cg_realpath(joined);
 	free(joined);
+	if (real == NULL && errno == ENOMEM)
+		return CG_ENOMEM;
 	if (real == NULL || !is_dir_follow(real)) {
 		free(real);
 		return ws_warn(b->ws,
@@ -428,18 +432,19 @@ read_manifest(struct build *b, int *found, cg_err *err)
 	return rc;
 }
 
-/* A child directory that is a guild repository: not hidden, not a
- * symlink, holding .git (file or directory) or .guild/. */
-static bool
+/* Whether a child directory is a guild repository (not hidden, not a
+ * symlink, holding .git (file or directory) or .guild/): 1 yes, 0 no,
+ * CG_ENOMEM when it cannot tell. */
+static int
 is_guild_child(const char *child)
 {
 	struct stat st;
 	char *git = cg_path_join(child, ".git");
 	char *guild = cg_path_join(child, ".guild");
-	bool yes;
+	int yes = CG_ENOMEM;
 
-	yes = git != NULL && guild != NULL &&
-	      (lstat(git, &st) == 0 || cg_is_dir(guild));
+	if (git != NULL && guild != NULL)
+		yes = lstat(git, &st) == 0 || cg_is_dir(guild);
 	free(git);
 	free(guild);
 	return yes;
@@ -450,16 +455,17 @@ static int
 detect_child(struct build *b, const char *name)
 {
 	char *child;
+	int guild;
 
 	if (name[0] == '.' || !name_ok(name))
 		return 0;
 	child = cg_path_join(b->ws->root, name);
 	if (child == NULL)
 		return CG_ENOMEM;
-	if (!cg_is_dir(child) || !is_guild_child(child) ||
-	    b->ws->nsources >= MAX_SUB_GUILDS) {
+	guild = cg_is_dir(child) ? is_guild_child(child) : 0;
+	if (guild <= 0 || b->ws->nsources >= MAX_SUB_GUILDS) {
 		free(child);
-		return 0;
+		return guild < 0 ? guild : 0;
 	}
 	if (seen(b, name)) {
 		free(child);
@@ -521,33 +527,43 @@ set_root(cg_workspace *ws, const char *dir, cg_err *err)
 
 /* --- corpora -------------------------------------------------------- */
 
-/* The folder of corpus c registered by repo (malloc'd), or NULL with a
- * warning when a local corpus's folder is missing. */
-static char *
-corpus_dir(cg_workspace *ws, const char *repo, const cg_hm_reg_corpus *c)
+/* The folder of corpus c registered by repo (malloc'd) into *out, or
+ * NULL with a warning when a local corpus's folder is missing; CG_ENOMEM
+ * when it cannot tell. */
+static int
+corpus_dir(cg_workspace *ws, const char *repo, const cg_hm_reg_corpus *c,
+           char **out)
 {
 	char *root;
 	char *p;
 	char *real;
+	int rc = 0;
 
+	*out = NULL;
 	if (c->type == CG_HM_GITHUB) {
 		root = cg_corpus_cache_root(repo);
 		p = root ? cg_corpus_cache_dir(root, c->id) : NULL;
 		free(root);
-		return p;
+		*out = p;
+		return p ? 0 : CG_ENOMEM;
 	}
 	p = c->path[0] == '/' ? strdup(c->path) : cg_path_join(repo, c->path);
-	real = p ? cg_realpath(p) : NULL;
-	if (real == NULL || !is_dir_follow(real)) {
-		(void)ws_warn(ws,
-		              "corpus '%.100s': local folder %.200s is "
-		              "missing; not served",
-		              c->id, p ? p : c->path);
+	if (p == NULL)
+		return CG_ENOMEM;
+	real = cg_realpath(p);
+	if (real == NULL && errno == ENOMEM)
+		rc = CG_ENOMEM; /* not "missing": the corpus would vanish */
+	else if (real == NULL || !is_dir_follow(real))
+		rc = ws_warn(ws,
+		             "corpus '%.100s': local folder %.200s is "
+		             "missing; not served",
+		             c->id, p);
+	else
+		*out = real;
+	if (*out == NULL)
 		free(real);
-		real = NULL;
-	}
 	free(p);
-	return real;
+	return rc;
 }
 
 static int
@@ -556,6 +572,7 @@ add_corpus(cg_workspace *ws, const char *repo, const cg_hm_reg_corpus *c)
 	cg_source *v;
 	cg_source *s;
 	char *dir;
+	int rc;
 
 	if (cg_workspace_source(ws, c->id) != NULL ||
 	    strcmp(c->id, "root") == 0)
@@ -563,9 +580,9 @@ add_corpus(cg_workspace *ws, const char *repo, const cg_hm_reg_corpus *c)
 		               "corpus '%.100s' of %.200s: the name is "
 		               "taken by another source; not served",
 		               c->id, repo);
-	dir = corpus_dir(ws, repo, c);
-	if (dir == NULL)
-		return 0;
+	rc = corpus_dir(ws, repo, c, &dir);
+	if (rc != 0 || dir == NULL)
+		return rc;
 	v = realloc(ws->sources, (ws->nsources + 1) * sizeof(*v));
 	if (v == NULL) {
 		free(dir);
@@ -591,7 +608,10 @@ cg_workspace_add_corpora(cg_workspace *ws, const char *repo, cg_err *err)
 	int rc = 0;
 
 	cg_err_clear(&le);
-	if (cg_corpus_registry_load(&reg, repo, &le) != 0)
+	rc = cg_corpus_registry_load(&reg, repo, &le);
+	if (rc == CG_ENOMEM) /* not unreadable: its corpora would vanish */
+		return cg_err_set(err, rc, "%s", le.msg);
+	if (rc != 0)
 		return ws_warn(ws, "%.300s; its corpora are not served", le.msg)
 		           ? cg_err_set(err, CG_ENOMEM, "out of memory")
 		           : 0;

@@ -14,7 +14,8 @@
  *   two sub-guilds and then edited apart is.  A page without a sketch is
  *   not paired across sources.
  * The pages a key pairs form groups (pairing is transitive); each group
- * whose bodies differ is one conflict.
+ * whose bodies differ is one conflict.  Out of memory gives NULL, never
+ * a list short of a conflict.
  */
 #include "federation/conflict.h"
 
@@ -124,13 +125,17 @@ conflict_of(const json_t *group)
 	json_array_foreach(group, i, p) {
 		if (i > 0)
 			winner = better(winner, p, why, sizeof(why));
-		json_array_append_new(
-		    pages, json_pack("{s:s, s:s, s:s, s:s, s:s}", "uri",
-		                     cg_json_str(p, "uri"), "source",
-		                     cg_json_str(p, "source"), "path",
-		                     cg_json_str(p, "path"), "updated_at",
-		                     cg_json_str(p, "updated_at"), "confidence",
-		                     cg_json_str(p, "confidence")));
+		if (json_array_append_new(
+		        pages,
+		        json_pack("{s:s, s:s, s:s, s:s, s:s}", "uri",
+		                  cg_json_str(p, "uri"), "source",
+		                  cg_json_str(p, "source"), "path",
+		                  cg_json_str(p, "path"), "updated_at",
+		                  cg_json_str(p, "updated_at"), "confidence",
+		                  cg_json_str(p, "confidence"))) != 0) {
+			json_decref(pages);
+			return NULL;
+		}
 	}
 	return json_pack("{s:s, s:s, s:o, s:s, s:s}", "claim_key",
 	                 cg_json_str(winner, "claim_key"), "title",
@@ -192,7 +197,9 @@ split_implicit(const json_t *group)
 			if (paired(json_array_get(group, i),
 			           json_array_get(group, j)))
 				up[find_root(up, i)] = find_root(up, j);
-	for (size_t i = 0; up != NULL && i < n; i++) {
+	bool bad = up == NULL || parts == NULL || out == NULL;
+
+	for (size_t i = 0; !bad && i < n; i++) {
 		char key[32];
 		json_t *part;
 
@@ -200,13 +207,18 @@ split_implicit(const json_t *group)
 		part = json_object_get(parts, key);
 		if (part == NULL) {
 			part = json_array();
-			json_object_set_new(parts, key, part);
-			json_array_append(out, part);
+			bad = json_object_set_new(parts, key, part) != 0 ||
+			      json_array_append(out, part) != 0;
 		}
-		json_array_append(part, json_array_get(group, i));
+		bad = bad ||
+		      json_array_append(part, json_array_get(group, i)) != 0;
 	}
 	json_decref(parts);
 	free(up);
+	if (bad) {
+		json_decref(out);
+		return NULL;
+	}
 	return out;
 }
 
@@ -233,6 +245,7 @@ cg_conflicts_find(const json_t *pages)
 	json_t *group;
 	size_t i;
 	const json_t *p;
+	bool bad = groups == NULL || out == NULL;
 
 	json_array_foreach(pages, i, p) {
 		const char *k = cg_json_str(p, "claim_key");
@@ -246,13 +259,13 @@ cg_conflicts_find(const json_t *pages)
 		g = json_object_get(groups, k);
 		if (g == NULL) {
 			g = json_array();
-			json_object_set_new(groups, k, g);
+			bad |= json_object_set_new(groups, k, g) != 0;
 		}
 		json_array_foreach(g, j, q)
 			dup |= strcmp(cg_json_str(q, "uri"),
 			              cg_json_str(p, "uri")) == 0;
 		if (!dup)
-			json_array_append(g, (json_t *)p);
+			bad |= json_array_append(g, (json_t *)p) != 0;
 	}
 	json_object_foreach(groups, key, group) {
 		json_t *parts;
@@ -261,16 +274,23 @@ cg_conflicts_find(const json_t *pages)
 
 		if (strncmp(key, "claim:", 6) == 0) {
 			if (json_array_size(group) >= 2 && bodies_differ(group))
-				json_array_append_new(out, conflict_of(group));
+				bad |= json_array_append_new(
+				           out, conflict_of(group)) != 0;
 			continue;
 		}
 		parts = split_implicit(group);
+		bad |= parts == NULL;
 		json_array_foreach(parts, k, part) {
 			if (json_array_size(part) >= 2 && bodies_differ(part))
-				json_array_append_new(out, conflict_of(part));
+				bad |= json_array_append_new(
+				           out, conflict_of(part)) != 0;
 		}
 		json_decref(parts);
 	}
 	json_decref(groups);
+	if (bad) {
+		json_decref(out);
+		return NULL;
+	}
 	return out;
 }

@@ -48,20 +48,29 @@ cg_fed_new(cg_fed **out, const cg_fed_opts *opts, cg_err *err)
 		                             ? opts->nodes[i].workspace
 		                             : opts->workspace);
 
-		json_array_append_new(f->strs, nm);
-		json_array_append_new(f->strs, ws);
+		/* Every string is kept in f->strs before it is checked, so
+		 * cg_fed_free releases what this node got so far. */
+		int bad = json_array_append_new(f->strs, nm) != 0 ||
+		          json_array_append_new(f->strs, ws) != 0 ||
+		          json_array_append_new(f->strs, names) != 0 ||
+		          nm == NULL || ws == NULL || names == NULL ||
+		          v == NULL;
+
 		f->nodes[i].workspace = json_string_value(ws);
-		json_array_append_new(f->strs, names);
-		for (size_t k = 0; v != NULL && k < opts->nodes[i].nsources;
-		     k++) {
+		for (size_t k = 0; !bad && k < opts->nodes[i].nsources; k++) {
 			json_t *s = json_string(opts->nodes[i].sources[k]);
 
-			json_array_append_new(names, s);
+			bad = json_array_append_new(names, s) != 0;
 			v[k] = json_string_value(s);
 		}
 		f->nodes[i].name = json_string_value(nm);
 		f->nodes[i].sources = v;
 		f->nodes[i].nsources = v ? opts->nodes[i].nsources : 0;
+		if (bad) {
+			f->nnodes = i + 1;
+			cg_fed_free(f);
+			return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
+		}
 	}
 	f->nnodes = opts->nnodes;
 	f->broadcast = opts->broadcast;
@@ -226,8 +235,10 @@ void
 cg_fed_round_fini(struct cg_fed_round *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
-		json_decref(r->reqs[i]);
-		json_decref(r->replies[i]);
+		/* Defensive: either array may be missing after a failed
+		 * allocation in cg_fed_round_run. */
+		json_decref(r->reqs ? r->reqs[i] : NULL);
+		json_decref(r->replies ? r->replies[i] : NULL);
 	}
 	free(r->reqs);
 	free(r->replies);
@@ -262,17 +273,25 @@ cg_fed_round_run(cg_fed *f, struct cg_fed_round *r, const char *op,
 
 		if (scope[i] == NULL)
 			continue;
+		/* A request short of its scope or its access policy would
+		 * be answered for every source or every page: none is sent
+		 * rather than one that lost a part. */
 		a = json_deep_copy(args);
-		json_object_set(a, "sources", scope[i]);
-		if (r->extra != NULL && r->extra[i] != NULL)
-			(void)json_object_update(a, r->extra[i]);
-		if (cg_acl_active(f->acl))
-			json_object_set_new(
-			    a, "acl",
-			    cg_acl_json(f->acl, f->nodes[i].workspace));
+		if (a == NULL || json_object_set(a, "sources", scope[i]) != 0 ||
+		    (r->extra != NULL && r->extra[i] != NULL &&
+		     json_object_update(a, r->extra[i]) != 0) ||
+		    (cg_acl_active(f->acl) &&
+		     json_object_set_new(
+		         a, "acl",
+		         cg_acl_json(f->acl, f->nodes[i].workspace)) != 0)) {
+			json_decref(a);
+			return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
+		}
 		r->reqs[i] = cg_wire_request(
 		    (int64_t)atomic_fetch_add(&f->next_id, 1) + 1, op,
 		    op_deadline(f, op), a);
+		if (r->reqs[i] == NULL)
+			return cg_err_set(err, CG_ENOMEM, "fed: out of memory");
 	}
 	r->ms = cg_mono_ms_f();
 	f->broadcast(f->ctx, r->reqs, r->replies, r->errs, r->n,
@@ -312,16 +331,18 @@ cg_fed_round_result(const struct cg_fed_round *r, size_t i, int *code,
 }
 
 /* Adds workspace and uri to an item a node returned (source + path). */
-void
+int
 cg_fed_tag(json_t *item, const char *ws)
 {
 	char *uri =
 	    cg_uri_make(ws, json_string_value(json_object_get(item, "source")),
 	                json_string_value(json_object_get(item, "path")));
+	int rc = json_object_set_new(item, "uri",
+	                             uri ? json_string(uri) : json_null());
 
-	json_object_set_new(item, "uri", uri ? json_string(uri) : json_null());
 	free(uri);
-	json_object_set_new(item, "workspace", json_string(ws));
+	rc |= json_object_set_new(item, "workspace", json_string(ws));
+	return rc != 0 ? CG_ENOMEM : 0;
 }
 
 const char *

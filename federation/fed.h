@@ -96,8 +96,9 @@ int cg_fed_call(cg_fed *fed, const char *op, const json_t *args,
                 cg_err *err);
 
 /* Sets item's `uri` (cg://ws/source/path, from its source and path) and
- * `workspace`. */
-void cg_fed_tag(json_t *item, const char *ws);
+ * `workspace`. *
+ * Returns 0, or CG_ENOMEM when the item could not be tagged. */
+int cg_fed_tag(json_t *item, const char *ws);
 
 /* The workspace of a node entry of a cg_fed_call answer (borrowed): its
  * "workspace", else the roster's default workspace. */

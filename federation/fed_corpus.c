@@ -348,7 +348,8 @@ of_target(const json_t *e, const json_t *t)
 
 /* The first MAX_BRIDGED groups that carry entries, in bridge order (takes
  * groups): an empty group (its concept has no entry, or only hits) is
- * dropped, never shown before a useful one. */
+ * dropped, never shown before a useful one.  NULL when memory ran out
+ * (groups NULL, or a group could not be kept). */
 static json_t *
 with_entries(json_t *groups)
 {
@@ -356,12 +357,18 @@ with_entries(json_t *groups)
 	json_t *g;
 	size_t i;
 
+	bool bad = groups == NULL || out == NULL;
+
 	json_array_foreach(groups, i, g) {
 		if (json_array_size(out) < MAX_BRIDGED &&
 		    json_array_size(json_object_get(g, "entries")) > 0)
-			json_array_append(out, g);
+			bad |= json_array_append(out, g) != 0;
 	}
 	json_decref(groups);
+	if (bad) {
+		json_decref(out);
+		return NULL;
+	}
 	return out;
 }
 
@@ -374,12 +381,17 @@ cg_fed_corpus_related(cg_fed *f, const cg_corpus_query *q, const json_t *graph,
 	json_t *es;
 	json_t *g;
 	size_t i;
+	bool bad = targets == NULL;
 
 	json_array_foreach(groups, i, g) {
 		json_t *t = target_of(json_string_value(
 		    json_object_get(json_object_get(g, "bridge"), "to")));
 
-		json_array_append_new(targets, t ? t : json_null());
+		if (json_array_append_new(targets, t ? t : json_null()) != 0) {
+			json_decref(groups);
+			groups = NULL;
+			break;
+		}
 	}
 	/* One concept round for every bridged concept. */
 	es = json_array_size(groups) > 0
@@ -398,10 +410,16 @@ cg_fed_corpus_related(cg_fed *f, const cg_corpus_query *q, const json_t *graph,
 			    json_string_value(json_object_get(e, "path"));
 
 			if (json_array_size(keep) < RELATED_PER && s && p &&
-			    of_target(e, t) && !has_hit(hits, s, p))
-				json_array_append(keep, (json_t *)e);
+			    of_target(e, t) && !has_hit(hits, s, p) &&
+			    json_array_append(keep, (json_t *)e) != 0)
+				bad = true;
 		}
-		json_object_set_new(g, "entries", keep);
+		bad |=
+		    es == NULL || json_object_set_new(g, "entries", keep) != 0;
+	}
+	if (bad) {
+		json_decref(groups);
+		groups = NULL;
 	}
 	json_decref(es);
 	json_decref(targets);

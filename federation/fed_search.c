@@ -55,6 +55,9 @@ struct search_ctx {
 	bool corpora;   /* a node holds a corpus in scope */
 	json_t *rounds; /* evidence: [{op, ms, slowest_node_ms}] */
 	json_t *failed; /* evidence: sources that could not answer, by name */
+	bool nomem;     /* sticky: memory ran out while a node's result was
+	                   taken in; the query fails with CG_ENOMEM rather
+	                   than answer short of it */
 };
 
 /* Times of a round: its wall time, and each node's own handling time
@@ -312,15 +315,18 @@ take_result(struct search_ctx *c, size_t node, const json_t *res,
 	if (json_is_true(json_object_get(res, "corpora")))
 		c->corpora = true;
 	json_array_foreach(items, k, h) {
-		cg_fed_tag(h, c->f->nodes[node].workspace);
-		json_object_set_new(h, "node", json_integer((json_int_t)node));
-		json_array_append(t->items, h);
+		c->nomem |=
+		    cg_fed_tag(h, c->f->nodes[node].workspace) != 0 ||
+		    json_object_set_new(h, "node",
+		                        json_integer((json_int_t)node)) != 0 ||
+		    json_array_append(t->items, h) != 0;
 	}
 	json_array_foreach(json_object_get(res, "followups"), k, h) {
 		if (json_is_string(json_object_get(h, "path")) &&
 		    json_is_string(json_object_get(h, "source")))
-			cg_fed_tag(h, c->f->nodes[node].workspace);
-		json_array_append(t->fu, h);
+			c->nomem |=
+			    cg_fed_tag(h, c->f->nodes[node].workspace) != 0;
+		c->nomem |= json_array_append(t->fu, h) != 0;
 	}
 	qualify_keys(t->per, c->f->nodes[node].workspace,
 	             json_object_get(res, "per_source"));
@@ -692,8 +698,11 @@ contested(struct search_ctx *c, const json_t *hits)
 				total += n > 0 ? n : 0;
 			}
 		}
-		if (key != NULL && (total >= 2 || unknown))
-			json_array_append_new(keys, json_string(key));
+		if (key != NULL && (total >= 2 || unknown) &&
+		    json_array_append_new(keys, json_string(key)) != 0) {
+			json_decref(keys); /* a key left out hides a conflict */
+			return NULL;
+		}
 	}
 	return keys;
 }
@@ -734,13 +743,15 @@ cached_claims(struct search_ctx *c, size_t i, const char *sig, const char *key,
 }
 
 /* Keeps what node i answered for keys, per source in scope, and appends
- * it to pages, tagged. */
-static void
+ * it to pages, tagged; CG_ENOMEM when a page could not be kept (pages is
+ * then short of it: the caller must not use it). */
+static int
 keep_claims(struct search_ctx *c, size_t i, const char *sig, const json_t *keys,
             const json_t *res, json_t *pages)
 {
 	size_t k;
 	const json_t *key;
+	bool bad = false;
 
 	json_array_foreach(keys, k, key) {
 		size_t j;
@@ -748,6 +759,11 @@ keep_claims(struct search_ctx *c, size_t i, const char *sig, const json_t *keys,
 
 		json_array_foreach(c->scope[i], j, src) {
 			json_t *mine = json_array();
+
+			if (mine == NULL) {
+				bad = true;
+				continue;
+			}
 			size_t m;
 			json_t *p;
 
@@ -764,18 +780,23 @@ keep_claims(struct search_ctx *c, size_t i, const char *sig, const json_t *keys,
 			json_array_foreach(mine, m, p) {
 				json_t *t = json_deep_copy(p);
 
-				cg_fed_tag(t, c->f->nodes[i].workspace);
-				json_array_append_new(pages, t);
+				if (cg_fed_tag(t, c->f->nodes[i].workspace) !=
+				        0 ||
+				    json_array_append_new(pages, t) != 0)
+					bad = true;
 			}
 			json_decref(mine);
 		}
 	}
+	return bad ? CG_ENOMEM : 0;
 }
 
 /* Every page (in scope) sharing a claim key with a hit, tagged: only the
  * keys that another page may share, from the cache when their pages were
  * asked under this epoch and policy, else in one claims round to the
- * nodes that lack them. */
+ * nodes that lack them.  NULL when memory ran out: a list short of a page
+ * would hide a conflict (a node that fails the round is retired and
+ * reported, as in every round). */
 static json_t *
 claims_round(struct search_ctx *c, const json_t *hits)
 {
@@ -788,8 +809,10 @@ claims_round(struct search_ctx *c, const json_t *hits)
 	char *sig = acl_sig(c);
 	struct cg_fed_round r = {0};
 	bool any = false;
+	bool bad = keys == NULL || ask == NULL || scope == NULL ||
+	           pages == NULL || args == NULL || sig == NULL;
 
-	for (size_t i = 0; ask && scope && sig && i < c->f->nnodes; i++) {
+	for (size_t i = 0; !bad && i < c->f->nnodes; i++) {
 		size_t k;
 		json_t *key;
 
@@ -800,14 +823,18 @@ claims_round(struct search_ctx *c, const json_t *hits)
 				continue;
 			if (ask[i] == NULL)
 				ask[i] = json_pack("{s:[]}", "keys");
-			json_array_append(json_object_get(ask[i], "keys"), key);
+			if (json_array_append(json_object_get(ask[i], "keys"),
+			                      key) != 0)
+				bad = true;
 			scope[i] = c->scope[i];
 			any = true;
 		}
 	}
 	r.extra = ask;
-	if (any &&
-	    cg_fed_round_run(c->f, &r, "claims", args, scope, NULL) == 0) {
+	if (!bad && any &&
+	    cg_fed_round_run(c->f, &r, "claims", args, scope, NULL) != 0)
+		bad = true;
+	if (!bad && any) {
 		for (size_t i = 0; i < r.n; i++) {
 			int code;
 			const char *msg;
@@ -818,10 +845,11 @@ claims_round(struct search_ctx *c, const json_t *hits)
 			res = cg_fed_round_result(&r, i, &code, &msg);
 			retire(c, i, code, msg);
 			drop_failed(c, i, res);
-			if (res != NULL)
-				keep_claims(c, i, sig,
-				            json_object_get(ask[i], "keys"),
-				            res, pages);
+			if (res != NULL &&
+			    keep_claims(c, i, sig,
+			                json_object_get(ask[i], "keys"), res,
+			                pages) != 0)
+				bad = true;
 		}
 		account(c, &r, "claims");
 	}
@@ -831,6 +859,10 @@ claims_round(struct search_ctx *c, const json_t *hits)
 	free(sig);
 	json_decref(args);
 	json_decref(keys);
+	if (bad) {
+		json_decref(pages);
+		return NULL;
+	}
 	return pages;
 }
 
@@ -1036,7 +1068,7 @@ static json_t *
 fed_answer(struct search_ctx *c, json_t *hits, cg_err *err)
 {
 	json_t *claims = claims_round(c, hits);
-	json_t *conflicts = cg_conflicts_find(claims);
+	json_t *conflicts = claims ? cg_conflicts_find(claims) : NULL;
 	json_t *picks =
 	    c->no_terms ? NULL : suggest_round(c, json_array_size(hits));
 	json_t *ev = evidence(c, json_array_size(hits));
@@ -1085,17 +1117,23 @@ cg_fed_search(cg_fed *fed, const cg_search_req *req, json_t **out, cg_err *err)
 		rc = search_hits(&c, all, err);
 	if (rc == 0 && c.corpora)
 		cg_fed_corpus_route(fed, &cq, all, &graph);
+	if (rc == 0 && c.nomem)
+		rc = cg_err_set(err, CG_ENOMEM, "fed: out of memory");
 	if (rc == 0) {
 		hits = cg_merge_hits(all, c.limit);
 		*out = hits ? fed_answer(&c, hits, err) : NULL;
 		if (*out == NULL)
 			rc = cg_err_set(err, CG_ENOMEM, "fed: out of memory");
 	}
-	if (rc == 0 && c.corpora)
-		json_object_set_new(
-		    *out, "related",
-		    cg_fed_corpus_related(fed, &cq, graph,
-		                          json_object_get(*out, "hits")));
+	if (rc == 0 && c.corpora &&
+	    json_object_set_new(
+	        *out, "related",
+	        cg_fed_corpus_related(fed, &cq, graph,
+	                              json_object_get(*out, "hits"))) != 0) {
+		json_decref(*out); /* not an answer short of its bridges */
+		*out = NULL;
+		rc = cg_err_set(err, CG_ENOMEM, "fed: out of memory");
+	}
 	json_decref(graph);
 	json_decref(hits);
 	json_decref(all);

@@ -44,27 +44,32 @@ cg_corpus_hits_freshness(cg_index *idx)
 	return o;
 }
 
-void
+int
 cg_corpus_hits_decorate(cg_index *idx, json_t *hit, const json_t *fresh)
 {
 	json_t *extra = json_object_get(hit, "extra");
 	json_t *c = json_object_get(extra, "corpus");
+	int rc;
 
 	if (cg_index_kind(idx) == CG_SRC_WIKI || !json_is_object(c))
-		return;
+		return 0;
 	c = json_deep_copy(c);
+	if (c == NULL)
+		return CG_ENOMEM;
 	json_object_del(c, "tags");
 	json_object_del(c, "keywords");
 	json_object_del(c, "sections");
-	json_object_set_new(
+	rc = json_object_set_new(
 	    hit, "stale",
 	    json_boolean(json_is_true(json_object_get(c, "stale"))));
-	json_object_set_new(hit, "corpus", c);
+	rc |= json_object_set_new(hit, "corpus", c);
 	json_object_del(extra, "corpus");
 	json_object_del(extra, "summary");
 	json_object_del(extra, "section_summaries");
 	if (fresh != NULL && json_object_get(fresh, "note") != NULL) {
-		json_object_set_new(hit, "stale_cache", json_true());
-		json_object_set_new(hit, "freshness", json_deep_copy(fresh));
+		rc |= json_object_set_new(hit, "stale_cache", json_true());
+		rc |= json_object_set_new(hit, "freshness",
+		                          json_deep_copy(fresh));
 	}
+	return rc != 0 ? CG_ENOMEM : 0;
 }

@@ -19,9 +19,10 @@
  * remote or whose last refresh failed, `freshness` {note, cached_commit,
  * remote_commit, last_error} and `stale_cache: true`.  fresh is the
  * source's cg_corpus_hits_freshness(), read once per search by the caller (two
- * file reads), or NULL.
+ * file reads), or NULL.  Returns 0, or CG_ENOMEM (the hit is then short
+ * of a field: the caller fails rather than return it).
  */
-void cg_corpus_hits_decorate(cg_index *idx, json_t *hit, const json_t *fresh);
+int cg_corpus_hits_decorate(cg_index *idx, json_t *hit, const json_t *fresh);
 
 /* The freshness of a remote corpus source as {cached_commit, cached_at,
  * remote_commit, checked_at, last_error, note}, or NULL for others. */

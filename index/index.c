@@ -184,16 +184,22 @@ totals_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
 	char out[256];
 	size_t off;
 
-	(void)api->xRowCount(fc, &nrow);
+	int rc = api->xRowCount(fc, &nrow);
+
 	off = (size_t)snprintf(out, sizeof(out), "%lld", (long long)nrow);
-	for (int c = 0; c < CG_NCOLS && off < sizeof(out); c++) {
+	for (int c = 0; rc == SQLITE_OK && c < CG_NCOLS && off < sizeof(out);
+	     c++) {
 		sqlite3_int64 t = 0;
 
-		(void)api->xColumnTotalSize(fc, c, &t);
+		rc = api->xColumnTotalSize(fc, c, &t);
 		off += (size_t)snprintf(out + off, sizeof(out) - off, " %lld",
 		                        (long long)t);
 	}
-	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+	/* Totals short of a count would score every hit wrongly. */
+	if (rc != SQLITE_OK)
+		sqlite3_result_error_code(ctx, rc);
+	else
+		sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
 }
 
 static void
@@ -1115,6 +1121,12 @@ cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
 		const char *t = (const char *)sqlite3_column_text(st, 0);
 		long long v[CG_NCOLS + 1] = {0};
 
+		if (t == NULL && cg_index_row_nomem(st)) {
+			sqlite3_reset(st);
+			return cg_err_set(err, CG_ENOMEM,
+			                  "index totals: out of "
+			                  "memory");
+		}
 		if (t != NULL && parse_totals(t, v) == 0) {
 			*nrows = v[0];
 			for (int c = 0; c < CG_NCOLS; c++)

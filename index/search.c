@@ -412,20 +412,23 @@ cg_search_rank(cg_index *idx, const cg_search_opts *o, cg_cands *out,
  * it (snippet.h), a match in the body, else in the headings (a column
  * without one gives its start, which holds no "**"), else wherever the
  * most are. */
-static char *
-snippet_for(const cg_snip_row *row, const cg_search_opts *o, const cg_cand *c)
+static int
+snippet_for(const cg_snip_row *row, const cg_search_opts *o, const cg_cand *c,
+            char **out)
 {
 	static const int cols[] = {CG_COL_BODY, CG_COL_HEADINGS, -1};
-	char *out = NULL;
+	int rc = 0;
 
-	for (size_t i = 0; out == NULL && i < 3; i++) {
-		out = cg_snippet(row, o->q, c->m, cols[i]);
-		if (out != NULL && cols[i] >= 0 && strstr(out, "**") == NULL) {
-			free(out);
-			out = NULL;
+	*out = NULL;
+	for (size_t i = 0; rc == 0 && *out == NULL && i < 3; i++) {
+		rc = cg_snippet(row, o->q, c->m, cols[i], out);
+		if (*out != NULL && cols[i] >= 0 &&
+		    strstr(*out, "**") == NULL) {
+			free(*out);
+			*out = NULL;
 		}
 	}
-	return out;
+	return rc;
 }
 
 static bool
@@ -450,18 +453,27 @@ extra_keys(const char *fm_text)
 	    "type",       "category",   "owner",   "confidence", "source_refs",
 	    "created_at", "updated_at", "updated", "expires_at", "supersedes",
 	    "tags",       "title",      "claim",   "subject",    NULL};
-	json_t *fm = fm_text ? json_loads(fm_text, 0, NULL) : NULL;
+	json_error_t je = {0}; /* its code stays unknown on out of memory */
+	json_t *fm = fm_text ? json_loads(fm_text, 0, &je) : NULL;
 	json_t *out = json_object();
 	const char *key;
 	json_t *v;
+
+	if (fm == NULL && fm_text != NULL && cg_index_json_nomem(&je)) {
+		json_decref(out);
+		return NULL; /* not "no extra keys" */
+	}
 
 	json_object_foreach(fm, key, v) {
 		size_t i = 0;
 
 		while (known[i] != NULL && strcmp(known[i], key) != 0)
 			i++;
-		if (known[i] == NULL)
-			json_object_set(out, key, v);
+		if (known[i] == NULL && json_object_set(out, key, v) != 0) {
+			json_decref(out);
+			out = NULL;
+			break;
+		}
 	}
 	json_decref(fm);
 	return out;
@@ -535,20 +547,26 @@ add_match(cg_index *idx, const cg_search_opts *o, const cg_cand *c, json_t *h,
 				    (const char *)sqlite3_column_text(st, k);
 			start = sqlite3_column_int(st, 5);
 			end = sqlite3_column_int(st, 6);
-			snip = snippet_for(&row, o, c);
+			if (cg_index_row_nomem(st) ||
+			    snippet_for(&row, o, c, &snip) != 0)
+				rc = SQLITE_NOMEM;
 		}
 		sqlite3_reset(st);
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return cg_index_query_fail(idx, rc, "search section", err);
-	json_object_set_new(h, "snippet",
-	                    snip ? json_string(snip)
-	                         : cg_index_col_text(page, 15));
+	/* A hit short of a field is an error, not a hit. */
+	rc = json_object_set_new(h, "snippet",
+	                         snip ? json_string(snip)
+	                              : cg_index_col_text(page, 15));
 	free(snip);
-	json_object_set_new(h, "score", json_real(c->score));
-	json_object_set_new(h, "match", json_string(cg_match_name(c->m)));
-	json_object_set_new(h, "match_rank", json_integer(c->m));
-	json_object_set_new(h, "line_range", json_pack("[i, i]", start, end));
+	rc |= json_object_set_new(h, "score", json_real(c->score));
+	rc |= json_object_set_new(h, "match", json_string(cg_match_name(c->m)));
+	rc |= json_object_set_new(h, "match_rank", json_integer(c->m));
+	rc |= json_object_set_new(h, "line_range",
+	                          json_pack("[i, i]", start, end));
+	if (rc != 0 || cg_index_row_nomem(page))
+		return cg_err_set(err, CG_ENOMEM, "search: out of memory");
 	if (o->explain)
 		json_object_set_new(h, "explain",
 		                    json_pack("{s:s, s:f, s:I}", "class",
@@ -583,12 +601,17 @@ cg_search_fetch(cg_index *idx, const cg_search_opts *o, const cg_cand *c,
 		           : cg_index_query_fail(idx, rc, "search page", err);
 	}
 	h = hit_from_row(idx, st, followups);
-	json_object_set_new(h, "stale", json_false());
-	cg_corpus_hits_decorate(idx, h, fresh);
-	rc = add_match(idx, o, c, h, st, err);
-	sqlite3_reset(st);
+	rc = h == NULL || cg_index_row_nomem(st) ||
+	             json_object_set_new(h, "stale", json_false()) != 0
+	         ? cg_err_set(err, CG_ENOMEM, "search: out of memory")
+	         : 0;
+	if (rc == 0 && cg_corpus_hits_decorate(idx, h, fresh) != 0)
+		rc = cg_err_set(err, CG_ENOMEM, "search: out of memory");
 	if (rc == 0)
-		json_array_append(hits, h);
+		rc = add_match(idx, o, c, h, st, err);
+	sqlite3_reset(st);
+	if (rc == 0 && json_array_append(hits, h) != 0)
+		rc = cg_err_set(err, CG_ENOMEM, "search: out of memory");
 	json_decref(h);
 	return rc;
 }
@@ -636,6 +659,7 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 			char hash[32];
 			json_t *page;
+			bool bad;
 
 			(void)snprintf(
 			    hash, sizeof(hash), "%016llx",
@@ -654,12 +678,22 @@ cg_search_claims(cg_index *idx, const json_t *keys, json_t *out, cg_err *err)
 			/* An implicit key (category|title) carries the body's
 			 * sketch: federation/conflict.c pairs such pages of
 			 * two sources only when they are copies. */
-			if (strncmp(json_string_value(k), "claim:", 6) != 0)
-				json_object_set_new(
-				    page, "sketch",
-				    cg_sketch_page(
-				        idx, sqlite3_column_int64(st, 8), err));
-			json_array_append_new(out, page);
+			bad = page == NULL || cg_index_row_nomem(st);
+			if (!bad &&
+			    strncmp(json_string_value(k), "claim:", 6) != 0)
+				bad = json_object_set_new(
+				          page, "sketch",
+				          cg_sketch_page(
+				              idx, sqlite3_column_int64(st, 8),
+				              err)) != 0;
+			if (bad)
+				json_decref(page);
+			else
+				bad = json_array_append_new(out, page) != 0;
+			if (bad) { /* not a shorter list either */
+				rc = SQLITE_NOMEM;
+				break;
+			}
 		}
 		/* A failed step is an error, as everywhere else: not a
 		 * shorter list of claims. */
@@ -691,12 +725,17 @@ cg_search_claim_hashes(cg_index *idx)
 	size_t cap = 0;
 	cg_buf b;
 	json_t *out = NULL;
+	int rc;
 
+	/* Every failure is NULL: a list short of a key would hide a
+	 * conflict from the federation. */
 	if (st == NULL)
-		return json_string("");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+		return NULL;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *k = (const char *)sqlite3_column_text(st, 0);
 
+		if (k == NULL && cg_index_row_nomem(st))
+			break;
 		if (k == NULL)
 			continue;
 		if (cg_vec_reserve((void **)&v, &cap, n, sizeof(*v)) != 0) {
@@ -707,6 +746,10 @@ cg_search_claim_hashes(cg_index *idx)
 		v[n++] = cg_hash64(k, strlen(k));
 	}
 	sqlite3_reset(st);
+	if (rc != SQLITE_DONE) {
+		free(v);
+		return NULL;
+	}
 	if (n > 1) /* v is NULL when no row had a key: qsort takes no NULL */
 		qsort(v, n, sizeof(*v), cmp_u64);
 	cg_buf_init(&b, SIZE_MAX / 2);

@@ -77,8 +77,12 @@ cg_sketch_page(cg_index *idx, int64_t page, cg_err *err)
 		const char *b = (const char *)sqlite3_column_text(st, 0);
 		int n = sqlite3_column_bytes(st, 0);
 
-		if (b != NULL && n > 0)
-			(void)cg_token_each(b, n, on_token, &s);
+		if (cg_index_row_nomem(st) ||
+		    (b != NULL && n > 0 &&
+		     cg_token_each(b, n, on_token, &s) != 0)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
 	}
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
@@ -86,8 +90,13 @@ cg_sketch_page(cg_index *idx, int64_t page, cg_err *err)
 		return NULL;
 	}
 	out = json_array();
-	for (int k = 0; s.any && k < CG_SKETCH_K; k++)
-		json_array_append_new(
-		    out, json_integer((json_int_t)(s.min[k] >> 1)));
+	for (int k = 0; out != NULL && s.any && k < CG_SKETCH_K; k++)
+		if (json_array_append_new(
+		        out, json_integer((json_int_t)(s.min[k] >> 1))) != 0) {
+			json_decref(out);
+			out = NULL;
+		}
+	if (out == NULL)
+		(void)cg_err_set(err, CG_ENOMEM, "sketch: out of memory");
 	return out;
 }

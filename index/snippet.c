@@ -476,20 +476,21 @@ highlight(const struct snip *s, int col, int start)
 
 /* --- public ------------------------------------------------------------ */
 
-char *
-cg_snippet(const cg_snip_row *row, const cg_query *q, enum cg_match m, int col)
+int
+cg_snippet(const cg_snip_row *row, const cg_query *q, enum cg_match m, int col,
+           char **out)
 {
 	struct snip *s = calloc(1, sizeof(*s));
-	char *out = NULL;
 	int bcol;
 	int bstart;
 	int rc = 0;
 
+	*out = NULL;
 	if (s == NULL)
-		return NULL;
+		return CG_ENOMEM;
 	if (!expression(s, q, m)) {
 		free(s);
-		return NULL;
+		return 0;
 	}
 	/* Only the columns the snippet may come from are read. */
 	for (int c = 0; c < CG_NCOLS && rc == 0; c++)
@@ -500,13 +501,15 @@ cg_snippet(const cg_snip_row *row, const cg_query *q, enum cg_match m, int col)
 	if (rc == 0) {
 		best_window(s, col, &bcol, &bstart);
 		/* FTS5 gives NULL for a NULL column. */
-		if (row->col[bcol] != NULL)
-			out = highlight(s, bcol, bstart);
+		if (row->col[bcol] != NULL) {
+			*out = highlight(s, bcol, bstart);
+			rc = *out != NULL ? 0 : CG_ENOMEM;
+		}
 	}
 	for (int c = 0; c < CG_NCOLS; c++)
 		column_fini(&s->col[c]);
 	cg_stemmer_free(s->stem);
 	free(s->inst);
 	free(s);
-	return out;
+	return rc != 0 ? CG_ENOMEM : 0;
 }

@@ -31,10 +31,11 @@ typedef struct cg_snip_row {
 /*
  * The snippet of column col (-1: the column FTS5 would choose) of row for
  * query q in class m, with "**" around matches, "…" where text is cut and
- * windows of 24 tokens.  malloc'd; NULL on allocation failure or when m
- * has no expression.
+ * windows of 24 tokens, malloc'd into *out; *out is NULL when m has no
+ * expression or the column is NULL.  Returns 0, or CG_ENOMEM (then *out
+ * is NULL: a hit must not pass a failed snippet off as "no snippet").
  */
-char *cg_snippet(const cg_snip_row *row, const cg_query *q, enum cg_match m,
-                 int col);
+int cg_snippet(const cg_snip_row *row, const cg_query *q, enum cg_match m,
+               int col, char **out);
 
 #endif

@@ -9,6 +9,8 @@
 #ifndef CG_SQL_H
 #define CG_SQL_H
 
+#include <stdbool.h>
+
 #include <jansson.h>
 #include <sqlite3.h>
 
@@ -24,8 +26,20 @@ int cg_index_sql_fail(sqlite3 *db, int rc, const char *what, cg_err *err);
 json_t *cg_index_col_text(sqlite3_stmt *st, int i);
 
 /* Column i of a row holding JSON text (tags, aliases, headings...) parsed
- * into a new value; an empty array when it is NULL or does not parse. */
+ * into a new value; an empty array when it is NULL or does not parse;
+ * NULL when memory ran out (not an empty list). */
 json_t *cg_index_col_json(sqlite3_stmt *st, int i);
+
+/* True when json_loads failed for want of memory: jansson says so, or
+ * says nothing (an allocation failing inside its parser leaves the error
+ * code unset), never for text that does not parse. */
+bool cg_index_json_nomem(const json_error_t *je);
+
+/* True when reading the current row's columns of st ran out of memory:
+ * sqlite3_column_text and its siblings then return NULL or 0, which look
+ * like SQL NULL, and set the connection's error code to SQLITE_NOMEM.  A
+ * caller checks it once it read a row, before it trusts the values. */
+bool cg_index_row_nomem(sqlite3_stmt *st);
 
 /* db's fts5_api (to register tokenizers and auxiliary functions), or NULL
  * when FTS5 is missing. */

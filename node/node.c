@@ -53,20 +53,22 @@ cg_node_new(cg_node **out, const cg_node_opts *opts, cg_err *err)
 	for (size_t i = 0; i < opts->nsources && rc == 0; i++) {
 		cg_index_opts io = {opts->cache_dir, &opts->sources[i],
 		                    opts->oneshot};
-		char *why =
-		    opts->sources[i].kind == CG_SRC_WIKI
-		        ? cg_sources_registry_error(opts->sources[i].repo)
-		        : NULL;
+		char *why = NULL;
 
+		if (opts->sources[i].kind == CG_SRC_WIKI &&
+		    cg_sources_registry_error(opts->sources[i].repo, &why) != 0)
+			rc = CG_ENOMEM;
 		if (why != NULL) {
 			if (n->registry == NULL)
 				n->registry = json_object();
-			json_object_set_new(n->registry, opts->sources[i].name,
-			                    json_string(why));
+			if (json_object_set_new(n->registry,
+			                        opts->sources[i].name,
+			                        json_string(why)) != 0)
+				rc = CG_ENOMEM;
 			free(why);
 		}
 
-		n->src[i].name = strdup(opts->sources[i].name);
+		n->src[i].name = rc == 0 ? strdup(opts->sources[i].name) : NULL;
 		if (n->src[i].name == NULL)
 			rc = cg_err_set(err, CG_ENOMEM, "node: out of memory");
 		else

@@ -143,10 +143,19 @@ source_stats(cg_index *idx, const cg_query *q, bool claims, json_t **out,
 		return rc;
 	cg_index_epoch(idx, epoch);
 	*out = cg_gstats_json(&r.st);
-	json_object_set_new(*out, "epoch", json_string(epoch));
-	if (r.hashes != NULL)
-		json_object_set_new(*out, "claims", r.hashes);
-	return *out != NULL ? 0 : cg_err_set(err, CG_ENOMEM, "out of memory");
+	/* Statistics short of their epoch or claims would be cached as
+	 * whole: an error instead. */
+	if (*out == NULL ||
+	    json_object_set_new(*out, "epoch", json_string(epoch)) != 0 ||
+	    (r.hashes != NULL &&
+	     json_object_set_new(*out, "claims", r.hashes) != 0)) {
+		if (*out == NULL)
+			json_decref(r.hashes);
+		json_decref(*out);
+		*out = NULL;
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 int
@@ -180,10 +189,14 @@ cg_op_stats(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		}
 		if (cg_gstats_from_json(&s, one, q.n) == 0)
 			cg_gstats_add(&sum, &s);
-		json_object_set_new(per, cg_node_source_name(n, i), one);
+		if (json_object_set_new(per, cg_node_source_name(n, i), one) !=
+		    0)
+			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
-	if (rc == 0)
-		json_object_set_new(res, "stats", cg_gstats_json(&sum));
+	if (rc == 0 &&
+	    (per == NULL ||
+	     json_object_set_new(res, "stats", cg_gstats_json(&sum)) != 0))
+		rc = cg_err_set(err, CG_ENOMEM, "out of memory");
 	cg_query_fini(&q);
 	return rc;
 }
@@ -656,15 +669,20 @@ distinct_keys(const json_t *keys)
 	size_t i;
 	const json_t *k;
 
+	bool bad = seen == NULL || out == NULL;
+
 	json_array_foreach(keys, i, k) {
-		if (json_is_string(k) &&
-		    json_object_get(seen, json_string_value(k)) == NULL) {
-			json_object_set_new(seen, json_string_value(k),
-			                    json_true());
-			json_array_append(out, (json_t *)k);
-		}
+		if (!bad && json_is_string(k) &&
+		    json_object_get(seen, json_string_value(k)) == NULL)
+			bad = json_object_set_new(seen, json_string_value(k),
+			                          json_true()) != 0 ||
+			      json_array_append(out, (json_t *)k) != 0;
 	}
 	json_decref(seen);
+	if (bad) { /* a key left out would hide its pages */
+		json_decref(out);
+		return NULL;
+	}
 	return out;
 }
 
@@ -684,6 +702,8 @@ cg_op_claims(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 		                  CG_CLAIMS_MAX_KEYS, json_array_size(keys));
 	uniq = distinct_keys(keys);
 	r.keys = uniq;
+	if (uniq == NULL || r.pages == NULL)
+		rc = cg_err_set(err, CG_ENOMEM, "claims: out of memory");
 	for (size_t i = 0; i < cg_node_nsources(n) && rc == 0; i++) {
 		cg_err serr;
 

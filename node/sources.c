@@ -57,20 +57,21 @@ cg_sources_load(cg_workspace *ws, const char *root, const cg_source *sources,
 	return rc;
 }
 
-char *
-cg_sources_registry_error(const char *repo)
+int
+cg_sources_registry_error(const char *repo, char **why)
 {
 	cg_hm_registry reg;
 	char *path = NULL;
 	char *msg = NULL;
 	cg_err e;
+	int rc;
 
+	*why = NULL;
 	cg_err_clear(&e);
-	if (cg_corpus_registry_load(&reg, repo, &e) == 0) {
-		cg_hm_registry_fini(&reg);
-		return NULL;
-	}
+	rc = cg_corpus_registry_load(&reg, repo, &e);
 	cg_hm_registry_fini(&reg);
+	if (rc == 0 || rc == CG_ENOMEM)
+		return rc;
 	path = cg_corpus_registry_path(repo);
 	/* The parser names the file by its base name; the path says more. */
 	if (asprintf(&msg, "%s: %s; its corpora are not served",
@@ -79,5 +80,6 @@ cg_sources_registry_error(const char *repo)
 	                                                        : e.msg) < 0)
 		msg = NULL;
 	free(path);
-	return msg;
+	*why = msg;
+	return msg != NULL ? 0 : CG_ENOMEM;
 }

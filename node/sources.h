@@ -30,9 +30,11 @@ int cg_sources_load(cg_workspace *ws, const char *root,
 
 /* Why the corpus registry of the repository repo
  * (.hiivmind/corpus/registry.yaml) cannot be read — "<path>: <why>; its
- * corpora are not served", malloc'd — or NULL when it reads or there is
- * none.  The workspace loader then serves the repository without its
- * corpora; the node says so in its answers (node.h). */
-char *cg_sources_registry_error(const char *repo);
+ * corpora are not served", malloc'd into *why — or NULL when it reads or
+ * there is none.  The workspace loader then serves the repository without
+ * its corpora; the node says so in its answers (node.h).  Returns 0, or
+ * CG_ENOMEM when it cannot tell (out of memory is not an unreadable
+ * registry). */
+int cg_sources_registry_error(const char *repo, char **why);
 
 #endif
