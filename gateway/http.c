@@ -1035,8 +1035,10 @@ start_limits(cg_http *h)
 }
 
 /* The HTTP pool's threads: one per online CPU, bounded (http.h).  With
- * greps off these threads, each request they run is short, so more threads
- * than CPUs would only add switches. */
+ * greps off these threads, each request they run is short; at least 4,
+ * because a search still waits for its nodes on its thread (up to the
+ * round deadline), and two slow nodes' searches must not hold a 2-core
+ * machine's whole pool. */
 static unsigned
 http_threads(void)
 {

@@ -33,7 +33,9 @@
  * - No HTTP thread runs a grep: GET/POST /v1/grep and an MCP tools/call
  *   of corpus_grep run on the grep pool (grep_pool.h) while their
  *   connection is suspended, so the HTTP pool (one thread per online CPU,
- *   CG_HTTP_THREADS_MIN to _MAX) answers /healthz and the other tools
+ *   CG_HTTP_THREADS_MIN to _MAX; at least 4 because the other tools
+ *   still wait for their nodes on their thread, up to the round
+ *   deadline) answers /healthz and the other tools
  *   whatever the greps do.  A grep whose client left runs to its end (its
  *   deadline and the 1 MiB cap bound it; a suspended connection is not
  *   watched) and its answer is dropped.  cg_http_free waits for the greps
@@ -58,7 +60,7 @@
 #define CG_HTTP_HEADER_TIMEOUT_S 3  /* a new connection's first headers */
 #define CG_HTTP_TIMEOUT_S        10
 #define CG_HTTP_TIMEOUT_ENV      "CORPUS_GW_HTTP_TIMEOUT" /* 1-3600 seconds */
-#define CG_HTTP_THREADS_MIN      2  /* the HTTP pool: the online CPUs, */
+#define CG_HTTP_THREADS_MIN      4  /* the HTTP pool: the online CPUs, */
 #define CG_HTTP_THREADS_MAX      16 /* bounded */
 #define CG_HTTP_MEMORY_LIMIT     ((size_t)64 * 1024) /* per connection: headers */
 
