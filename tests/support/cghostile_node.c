@@ -4,7 +4,11 @@
  * attacked op are written as bytes (never built with jansson), so a
  * two-million-hit reply costs the test a few megabytes, not the gigabytes it
  * may cost the gateway.  It must not answer the attacked op honestly and must
- * not outlive cgt_hostile_stop.
+ * not outlive cgt_hostile_stop, which waits for the serving thread and for
+ * nng_close at most STOP_WAIT_S each (times the slowdown): a stall there
+ * (once seen in CI after a 60 MiB reply the peer reset) is reported with
+ * the step the thread was in, and the fixture is left behind rather than
+ * hanging the test, whose assertions are already made.
  */
 #define _GNU_SOURCE
 #include "cghostile_node.h"
@@ -29,12 +33,20 @@
 #define HOSTILE_MAX_REPLY ((size_t)256 << 20)
 /* How often the serving thread looks at its stop flag. */
 #define HOSTILE_POLL_MS 50
+/* How long cgt_hostile_stop waits for the thread, and for nng_close. */
+#define STOP_WAIT_S 30
+
+/* Where the serving thread is, for a stall report. */
+enum { STEP_RECV, STEP_BUILD, STEP_SEND };
+static const char *const step_names[] = {"nng_recv", "building a reply",
+                                         "nng_send"};
 
 struct cgt_hostile {
 	cgt_hostile_opts o;
 	nng_socket sock;
 	pthread_t thread;
 	atomic_int stop;
+	atomic_int step; /* STEP_* */
 	atomic_int attacks;
 	char url[128];
 };
@@ -152,13 +164,16 @@ serve(void *arg)
 		json_t *req;
 		cg_buf b;
 
+		atomic_store(&h->step, STEP_RECV);
 		if (nng_recv(h->sock, &in, &len, NNG_FLAG_ALLOC) != 0)
 			continue; /* a timeout: look at the stop flag */
+		atomic_store(&h->step, STEP_BUILD);
 		req = json_loadb(in, len, 0, NULL);
 		nng_free(in, len);
 		cg_buf_init(&b, HOSTILE_MAX_REPLY);
 		reply_bytes(h, req, &b);
 		json_decref(req);
+		atomic_store(&h->step, STEP_SEND);
 		(void)nng_send(h->sock, b.data, b.len, 0);
 		cg_buf_fini(&b);
 	}
@@ -175,6 +190,7 @@ cgt_hostile_start(const cgt_hostile_opts *opts)
 	assert_non_null(h);
 	h->o = *opts;
 	atomic_init(&h->stop, 0);
+	atomic_init(&h->step, STEP_RECV);
 	atomic_init(&h->attacks, 0);
 	assert_int_equal(nng_rep0_open(&h->sock), 0);
 	assert_int_equal(
@@ -203,13 +219,52 @@ cgt_hostile_attacks(const cgt_hostile *h)
 	return atomic_load(&h->attacks);
 }
 
+/* Closes the socket on a thread of its own, so the caller can bound the
+ * wait. */
+static void *
+closer(void *arg)
+{
+	struct cgt_hostile *h = arg;
+
+	(void)nng_close(h->sock);
+	return NULL;
+}
+
+/* Joins t within STOP_WAIT_S (times the slowdown): 0, or -1 when it is
+ * still running then. */
+static int
+join_bounded(pthread_t t)
+{
+	struct timespec until;
+
+	(void)clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)(STOP_WAIT_S * cgt_slowdown());
+	return pthread_timedjoin_np(t, NULL, &until) == 0 ? 0 : -1;
+}
+
 void
 cgt_hostile_stop(cgt_hostile *h)
 {
+	pthread_t t;
+
 	if (h == NULL)
 		return;
 	atomic_store(&h->stop, 1);
-	(void)pthread_join(h->thread, NULL);
-	(void)nng_close(h->sock);
+	if (join_bounded(h->thread) != 0) {
+		(void)fprintf(stderr,
+		              "cghostile_node: the serving thread is still in "
+		              "%s after %d s; left behind\n",
+		              step_names[atomic_load(&h->step)], STOP_WAIT_S);
+		return; /* h stays the thread's */
+	}
+	if (pthread_create(&t, NULL, closer, h) != 0) {
+		closer(h);
+	} else if (join_bounded(t) != 0) {
+		(void)fprintf(stderr,
+		              "cghostile_node: nng_close still runs "
+		              "after %d s; left behind\n",
+		              STOP_WAIT_S);
+		return; /* h stays the closer's */
+	}
 	free(h);
 }
