@@ -25,6 +25,8 @@ void
 cli_heap_for_service(void)
 {
 #ifdef __GLIBC__
+	/* Called first thing, before the command starts any thread. */
+	/* NOLINTNEXTLINE(concurrency-mt-unsafe) */
 	(void)mallopt(M_MMAP_THRESHOLD, BIG_BLOCK);
 #endif
 }

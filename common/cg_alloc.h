@@ -27,10 +27,9 @@
 
 #include <stdbool.h>
 
-/* Starts counting allocations from zero; the fail_at-th one from now
- * (1-based) fails and every other one succeeds; fail_at 0 fails none (a
- * counting run). */
-void cg_alloc_arm(unsigned long fail_at);
+/* Starts counting allocations from zero; the n-th one from now (1-based)
+ * fails and every other one succeeds; n 0 fails none (a counting run). */
+void cg_alloc_arm(unsigned long n);
 
 /* Stops counting and failing; returns how many allocations were counted
  * since cg_alloc_arm. */
