@@ -48,13 +48,15 @@ cg_fed_new(cg_fed **out, const cg_fed_opts *opts, cg_err *err)
 		                             ? opts->nodes[i].workspace
 		                             : opts->workspace);
 
-		/* Every string is kept in f->strs before it is checked, so
+		/* Every string is handed to f->strs before it is checked,
+		 * each append tried even after one failed (a failed append
+		 * frees its value; a skipped one would leak it), so
 		 * cg_fed_free releases what this node got so far. */
-		int bad = json_array_append_new(f->strs, nm) != 0 ||
-		          json_array_append_new(f->strs, ws) != 0 ||
-		          json_array_append_new(f->strs, names) != 0 ||
-		          nm == NULL || ws == NULL || names == NULL ||
-		          v == NULL;
+		int bad = json_array_append_new(f->strs, nm) != 0;
+
+		bad |= json_array_append_new(f->strs, ws) != 0;
+		bad |= json_array_append_new(f->strs, names) != 0;
+		bad |= nm == NULL || ws == NULL || names == NULL || v == NULL;
 
 		f->nodes[i].workspace = json_string_value(ws);
 		for (size_t k = 0; !bad && k < opts->nodes[i].nsources; k++) {

@@ -137,20 +137,25 @@ source_stats(cg_index *idx, const cg_query *q, bool claims, json_t **out,
 	struct stats_run r = {q, claims, {0}, NULL};
 	char epoch[CG_EPOCH_MAX];
 	int rc = cg_node_run(idx, stats_one, &r, err);
+	bool bad;
 
 	*out = NULL;
-	if (rc != 0)
+	if (rc != 0) {
+		json_decref(r.hashes);
 		return rc;
+	}
 	cg_index_epoch(idx, epoch);
 	*out = cg_gstats_json(&r.st);
 	/* Statistics short of their epoch or claims would be cached as
-	 * whole: an error instead. */
-	if (*out == NULL ||
-	    json_object_set_new(*out, "epoch", json_string(epoch)) != 0 ||
-	    (r.hashes != NULL &&
-	     json_object_set_new(*out, "claims", r.hashes) != 0)) {
-		if (*out == NULL)
-			json_decref(r.hashes);
+	 * whole: an error instead.  r.hashes is handed over or freed on
+	 * every path (json_object_set_new frees it when it fails). */
+	bad = *out == NULL ||
+	      json_object_set_new(*out, "epoch", json_string(epoch)) != 0;
+	if (bad)
+		json_decref(r.hashes);
+	else if (r.hashes != NULL)
+		bad = json_object_set_new(*out, "claims", r.hashes) != 0;
+	if (bad) {
 		json_decref(*out);
 		*out = NULL;
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
