@@ -2,6 +2,9 @@
 # installed tree (a prefix, or a root's /usr) and runs what it installed.
 # Not a test by itself (its name does not start with test_).
 
+# shellcheck source=tests/integration/serve.sh
+source "$CG_SRC/tests/integration/serve.sh"
+
 # check_tree PREFIX ZSHDIR VERSION
 check_tree() {
 	local p=$1 zdir=$2 version=$3 f out url
@@ -45,11 +48,8 @@ check_tree() {
 		"$p/share/doc/corpus-gw/examples/example" --cache "$tmp/cache" \
 		--listen http://127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
 	pid=$!
-	for _ in $(seq 300); do
-		url=$(sed -n 's/^listening //p' "$tmp/serve.out")
-		[ -n "$url" ] && curl -sf "$url/readyz" >/dev/null && break
-		sleep 0.1
-	done
+	url=$(serve_url "$tmp/serve.out" listening "$pid") || url=
+	serve_ready "$url" || true
 	out=$(curl -sf "$url/readyz") ||
 		{ echo "installed: /readyz never answered" >&2;
 		  cat "$tmp/serve.err" >&2; return 1; }

@@ -13,6 +13,8 @@ set -euo pipefail
 
 : "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
 : "${CG_SRC:?CG_SRC must name the source tree}"
+# shellcheck source=tests/integration/serve.sh
+source "$CG_SRC/tests/integration/serve.sh"
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -51,13 +53,7 @@ api="api-secret-11b2e4"
 CGT_ADMIN=$admin CGT_API=$api "$CG_BIN" serve --config "$tmp/gw.yaml" \
 	>"$tmp/serve.out" 2>"$tmp/serve.err" &
 pid=$!
-url=""
-for _ in $(seq 1 300); do
-	url=$(sed -n 's/^listening //p' "$tmp/serve.out")
-	[ -n "$url" ] && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-done
+url=$(serve_url "$tmp/serve.out" listening "$pid") || url=""
 [ -n "$url" ] || { cat "$tmp/serve.err" >&2; fail "serve printed no URL"; }
 
 # Wait for the first index (a query finds the page).

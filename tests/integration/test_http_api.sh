@@ -17,6 +17,8 @@ set -euo pipefail
 
 : "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
 : "${CG_SRC:?CG_SRC must name the source tree}"
+# shellcheck source=tests/integration/serve.sh
+source "$CG_SRC/tests/integration/serve.sh"
 mcp_dir="$CG_SRC/tests/mcp"
 
 fail() {
@@ -112,13 +114,7 @@ flock 9
 "$CG_BIN" serve --config "$tmp/gateway.yaml" --cache "$tmp/cache" \
 	>"$tmp/serve.out" 2>"$tmp/serve.err" 9>&- &
 pid=$!
-url=""
-for _ in $(seq 1 300); do
-	url=$(sed -n 's/^listening //p' "$tmp/serve.out")
-	[ -n "$url" ] && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-done
+url=$(serve_url "$tmp/serve.out" listening "$pid") || url=""
 if [ -z "$url" ]; then
 	cat "$tmp/serve.err" >&2
 	fail "corpus-gw serve printed no 'listening URL' line within 30 s"

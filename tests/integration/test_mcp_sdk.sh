@@ -14,6 +14,8 @@ set -euo pipefail
 
 : "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
 : "${CG_SRC:?CG_SRC must name the source tree}"
+# shellcheck source=tests/integration/serve.sh
+source "$CG_SRC/tests/integration/serve.sh"
 mcp_dir="$CG_SRC/tests/mcp"
 
 fail() {
@@ -49,13 +51,7 @@ mcp_workspace "$ws"
 "$CG_BIN" serve --workspace "$ws" --listen http://127.0.0.1:0 \
 	--cache "$tmp/cache" >"$tmp/serve.out" 2>"$tmp/serve.err" &
 pid=$!
-url=""
-for _ in $(seq 1 300); do
-	url=$(sed -n 's/^mcp //p' "$tmp/serve.out")
-	[ -n "$url" ] && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-done
+url=$(serve_url "$tmp/serve.out" mcp "$pid") || url=""
 if [ -z "$url" ]; then
 	cat "$tmp/serve.err" >&2
 	fail "corpus-gw serve printed no 'mcp URL' line within 30 s"

@@ -10,6 +10,9 @@
 set -euo pipefail
 
 : "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
+: "${CG_SRC:?CG_SRC must name the source tree}"
+# shellcheck source=tests/integration/serve.sh
+source "$CG_SRC/tests/integration/serve.sh"
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -79,18 +82,9 @@ check --config "$tmp/gw.yaml"
 
 "$CG_BIN" serve --config "$tmp/gw.yaml" >"$tmp/serve.out" 2>"$tmp/serve.err" &
 pid=$!
-url=""
-for _ in $(seq 1 300); do
-	url=$(sed -n 's/^listening //p' "$tmp/serve.out")
-	[ -n "$url" ] && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-done
+url=$(serve_url "$tmp/serve.out" listening "$pid") || url=""
 [ -n "$url" ] || fail "serve printed no listening line: $(cat "$tmp/serve.err")"
-for _ in $(seq 1 300); do
-	[ "$(curl -s -o /dev/null -w '%{http_code}' "$url/readyz")" = 200 ] && break
-	sleep 0.1
-done
+serve_ready "$url" || fail "/readyz never answered 200"
 check --gateway "$url"
 
 kill -TERM "$pid"

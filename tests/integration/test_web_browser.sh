@@ -22,6 +22,8 @@ set -euo pipefail
 
 : "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
 : "${CG_SRC:?CG_SRC must name the source tree}"
+# shellcheck source=tests/integration/serve.sh
+source "$CG_SRC/tests/integration/serve.sh"
 dir="$CG_SRC/tests/browser"
 
 fail() {
@@ -117,19 +119,10 @@ export CG_API_TOKEN="api-only-web-secret-93c0"
 CGT_ADMIN=$CG_ADMIN_TOKEN CGT_API=$CG_API_TOKEN "$CG_BIN" serve \
 	--config "$tmp/gw.yaml" >"$tmp/serve.out" 2>"$tmp/serve.err" &
 pid=$!
-url=""
-for _ in $(seq 1 300); do
-	url=$(sed -n 's/^listening //p' "$tmp/serve.out")
-	[ -n "$url" ] && break
-	kill -0 "$pid" 2>/dev/null || break
-	sleep 0.1
-done
+url=$(serve_url "$tmp/serve.out" listening "$pid") || url=""
 [ -n "$url" ] || { cat "$tmp/serve.err" >&2; fail "serve printed no URL"; }
 # Wait for the first index: the ready probe answers 200.
-for _ in $(seq 1 300); do
-	curl -fsS "$url/readyz" >/dev/null 2>&1 && break
-	sleep 0.1
-done
+serve_ready "$url" || fail "/readyz never answered 200"
 echo "server: $url ($("$chromium" --version 2>/dev/null || echo chromium))"
 
 # Bad input over plain HTTP first: each a clear status and message.
