@@ -11,7 +11,9 @@
  * (proto/reply_bound.h) before and after parsing; one that arrives past
  * the round's deadline is a timeout (nng's), and so is one whose reading
  * (more than READ_SLACK_MS of it) ends past the deadline: whatever a node
- * sends, it costs the round at most its deadline and one bounded parse.
+ * sends, it costs the round at most its deadline and one bounded parse,
+ * and closing the transport costs at most CG_SOCKCLOSE_WAIT_MS
+ * (cg_transport_free).
  */
 #include "federation/transport.h"
 
@@ -28,6 +30,7 @@
 
 #include "common/cg_time.h"
 #include "proto/reply_bound.h"
+#include "proto/sock_close.h"
 #include "proto/wire.h"
 
 /* Without nng statistics: how long a request waits for a node that has
@@ -53,7 +56,13 @@ struct peer {
 struct cg_transport {
 	struct peer *peers;
 	size_t n;
+	struct cg_transport *next_kept; /* on kept_transports */
 };
+
+/* The transports whose close was left running (cg_transport_free): the
+ * pipe callbacks of their sockets point into them, so they stay here,
+ * allocated and reachable, for the rest of the process. */
+static _Atomic(cg_transport *) kept_transports;
 
 static void
 pipe_cb(nng_pipe p, nng_pipe_ev ev, void *arg)
@@ -123,16 +132,40 @@ cg_transport_new(cg_transport **out, const char *const *urls, size_t n,
 	return 0;
 }
 
+/* The sockets close within CG_SOCKCLOSE_WAIT_MS (proto/sock_close.h: an
+ * nng_close of nng 1.5.2 can wait for ever when it meets a reply being
+ * read).  Invariant: t->peers, which the pipe callbacks point to, is
+ * freed only once every socket is closed; after a close left running
+ * they stay allocated (with t, on kept_transports) for the rest of the
+ * process. */
 void
 cg_transport_free(cg_transport *t)
 {
+	nng_socket *socks;
+	size_t n = 0;
+
 	if (t == NULL)
 		return;
+	socks = calloc(t->n ? t->n : 1, sizeof(*socks));
 	for (size_t i = 0; i < t->n; i++) {
-		if (t->peers[i].open)
-			nng_close(t->peers[i].sock);
-		free(t->peers[i].url);
+		if (!t->peers[i].open)
+			continue;
+		if (socks != NULL)
+			socks[n++] = t->peers[i].sock;
+		else
+			nng_close(t->peers[i].sock); /* no memory: unbounded */
 	}
+	if (cg_sockclose_all(socks, n, CG_SOCKCLOSE_WAIT_MS) != 0) {
+		free(socks);
+		t->next_kept = atomic_load(&kept_transports);
+		while (!atomic_compare_exchange_weak(&kept_transports,
+		                                     &t->next_kept, t))
+			;
+		return;
+	}
+	free(socks);
+	for (size_t i = 0; i < t->n; i++)
+		free(t->peers[i].url);
 	free(t->peers);
 	free(t);
 }

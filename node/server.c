@@ -43,6 +43,7 @@
 #include "node/node.h"
 #include "node/sources.h"
 #include "node/watch.h"
+#include "proto/sock_close.h"
 #include "proto/wire.h"
 
 /* Longest a burst of changes may postpone a sync. */
@@ -976,8 +977,16 @@ cg_server_stop(cg_server *s)
 		pthread_join(s->sync_th, NULL);
 		s->sync_running = false;
 	}
+	/* Bounded (proto/sock_close.h): a gateway's request still arriving
+	 * in pieces can make nng_close wait for ever.  No callback of the
+	 * socket points into s, so s may be freed after a close left
+	 * running. */
 	if (s->sock_open) {
-		nng_close(s->sock);
+		if (cg_sockclose_all(&s->sock, 1, CG_SOCKCLOSE_WAIT_MS) != 0)
+			slog(s, "warn",
+			     "socket close still running after %d ms, left "
+			     "to the exit",
+			     CG_SOCKCLOSE_WAIT_MS);
 		s->sock_open = false;
 	}
 }

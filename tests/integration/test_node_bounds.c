@@ -13,17 +13,25 @@
  * degraded.  Wall-clock bounds are generous (the outcome is what is
  * checked; bench/hostile-node measures the time and memory).
  *
+ * A node that trickles a reply it never finishes (tests/support/
+ * cgdribble.h): every `query` still exits, TRICKLE_RUNS times in a row
+ * (the CI hang: the CLI's nng_close met the reply being read and waited
+ * for ever; proto/sock_close.h); and a node stopped while a client
+ * trickles a request it never finishes exits, STOP_RUNS times.
+ *
  * Finding 14: a node refuses a peek of more than CG_PEEK_MAX_ITEMS items
  * and a claims of more than CG_CLAIMS_MAX_KEYS keys with invalid_input,
  * before doing any work, and still answers requests within the caps.
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <nng/nng.h>
 
+#include "cgdribble.h"
 #include "cghostile_node.h"
 #include "cgproc.h"
 #include "cgtest.h"
@@ -32,11 +40,18 @@
 #include "common/cg_json.h"
 #include "proto/limits.h"
 
+/* The gateway's deadline, times cgt_slowdown() (a sanitizer build sends
+ * and parses several times slower: a 600 KB reply refused on its shape
+ * must not reach the deadline first and read as a timeout). */
 #define DEADLINE_MS 800
 /* A whole `query` run, from exec to exit, hostile node included: the
  * bound only tells "answered" from "held for many seconds" (a run takes
  * well under a second on an idle machine). */
 #define QUERY_BOUND_MS 15000
+/* Runs of `query` against the trickling node (test_trickle_exit), and
+ * node stops under a trickled request (test_node_stop_mid_request). */
+#define TRICKLE_RUNS 12
+#define STOP_RUNS    8
 
 static struct {
 	char *tmp;
@@ -116,8 +131,9 @@ teardown(void **state)
 	return 0;
 }
 
+/* gateway.yaml: the real node and the hostile one at evil_url. */
 static void
-write_config(const cgt_hostile *h)
+write_config(const char *evil_url)
 {
 	cg_buf b;
 
@@ -128,7 +144,7 @@ write_config(const cgt_hostile *h)
 	                    "    workspace: acme\n    sources: [root]\n"
 	                    "  - name: acme/evil\n    url: \"%s\"\n"
 	                    "    workspace: acme\n    sources: [evil]\n",
-	                    DEADLINE_MS, fx.url, cgt_hostile_url(h));
+	                    DEADLINE_MS * cgt_slowdown(), fx.url, evil_url);
 	cgt_write(fx.tmp, "gateway.yaml", cg_buf_str(&b));
 	cg_buf_fini(&b);
 }
@@ -166,7 +182,7 @@ query_against2(const cgt_hostile_opts *o, const char *want, const char *want2)
 	json_t *ans;
 	const json_t *evil;
 
-	write_config(h);
+	write_config(cgt_hostile_url(h));
 	t0 = cgt_now_ms();
 	rc = cgt_runv(&out, &err, argv);
 	ms = cgt_now_ms() - t0;
@@ -253,7 +269,8 @@ test_junk(void **state)
 static void
 test_slow(void **state)
 {
-	cgt_hostile_opts o = {CGT_HOSTILE_SLOW, NULL, 0, DEADLINE_MS + 700};
+	cgt_hostile_opts o = {CGT_HOSTILE_SLOW, NULL, 0,
+	                      DEADLINE_MS * cgt_slowdown() + 700};
 
 	(void)state;
 	query_against(&o, "timeout");
@@ -277,6 +294,73 @@ test_junk_stats(void **state)
 
 	(void)state;
 	query_against(&o, "bad reply: more than");
+}
+
+/* A node that never finishes its reply: the query answers without it
+ * and exits, run after run, while the reply still trickles in (each run
+ * closes its sockets in the middle of a read). */
+static void
+test_trickle_exit(void **state)
+{
+	cgd_dribble *d = cgd_start();
+	const char *argv[] = {"corpus-gw", "query",   "--json",     "--config",
+	                      fx.cfg,      "--cache", fx.cache_cli, "--limit",
+	                      "5",         "quokka",  NULL};
+
+	(void)state;
+	assert_non_null(d);
+	write_config(cgd_url(d));
+	for (int i = 0; i < TRICKLE_RUNS; i++) {
+		cgt_proc *p = cgt_spawnv(fx.log, argv);
+		int rc = cgt_proc_wait(p, QUERY_BOUND_MS * cgt_slowdown());
+
+		if (rc < 0) {
+			cgt_proc_free(p); /* SIGKILL */
+			fail_msg("run %d: `corpus-gw query` still runs after "
+			         "%d ms",
+			         i, QUERY_BOUND_MS * cgt_slowdown());
+		}
+		assert_int_equal(rc, 0);
+		cgt_proc_free(p);
+	}
+	assert_true(cgd_requests(d) >= TRICKLE_RUNS);
+	cgd_stop(d);
+}
+
+/* A node stopped while a client trickles it a request (its pipe in the
+ * middle of a read at the close) exits, stop after stop. */
+static void
+test_node_stop_mid_request(void **state)
+{
+	char *cache = cg_path_join(fx.tmp, "cache-stop");
+
+	(void)state;
+	for (int i = 0; i < STOP_RUNS; i++) {
+		char *url = NULL;
+		cgt_proc *node = cgt_node_start(
+		    fx.ws, cache, fx.log, &url, "--source", "root", "--name",
+		    "acme/root", "--listen", "tcp://127.0.0.1:0", NULL);
+		cgd_dribble *d = cgd_client_start(url);
+		int64_t until = cgt_now_ms() + 10000LL * cgt_slowdown();
+		int rc;
+
+		assert_non_null(d);
+		while (cgd_requests(d) < 1 && cgt_now_ms() < until)
+			cgt_sleep_ms(5);
+		assert_true(cgd_requests(d) >= 1);
+		cgt_sleep_ms(1 + i % 4); /* the trickle under way */
+		cgt_proc_kill(node, SIGTERM);
+		rc = cgt_proc_wait(node, QUERY_BOUND_MS * cgt_slowdown());
+		cgd_stop(d);
+		cgt_proc_free(node); /* SIGKILL when still running */
+		if (rc < 0)
+			fail_msg("stop %d: the node still runs %d ms after "
+			         "SIGTERM",
+			         i, QUERY_BOUND_MS * cgt_slowdown());
+		assert_int_equal(rc, 0);
+		free(url);
+	}
+	free(cache);
 }
 
 /* --- finding 14: the caps of peek and claims ----------------------------- */
@@ -359,6 +443,8 @@ main(void)
 	    cmocka_unit_test(test_slow),
 	    cmocka_unit_test(test_wrong_id),
 	    cmocka_unit_test(test_junk_stats),
+	    cmocka_unit_test(test_trickle_exit),
+	    cmocka_unit_test(test_node_stop_mid_request),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
