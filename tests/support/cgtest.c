@@ -51,6 +51,15 @@ cgt_write_bytes(const char *dir, const char *rel, const void *p, size_t n)
 	free(path);
 }
 
+char *
+cgt_path(const char *dir, const char *rel)
+{
+	char *p = NULL;
+
+	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
+	return p;
+}
+
 void
 cgt_write(const char *dir, const char *rel, const char *content)
 {

@@ -17,6 +17,9 @@
 /* A new empty directory under $TMPDIR (or /tmp); malloc'd path. */
 char *cgt_tmpdir(const char *tag);
 
+/* dir/rel (malloc'd); fails the test when out of memory. */
+char *cgt_path(const char *dir, const char *rel);
+
 /* Writes content to dir/rel, creating parent folders. */
 void cgt_write(const char *dir, const char *rel, const char *content);
 void cgt_write_bytes(const char *dir, const char *rel, const void *p, size_t n);
