@@ -27,7 +27,6 @@
 #include "cghostile_node.h"
 #include "cgproc.h"
 #include "cgtest.h"
-#include "common/cg_buf.h"
 #include "common/cg_fs.h"
 #include "common/cg_json.h"
 #include "proto/limits.h"
@@ -40,13 +39,9 @@
 
 static struct {
 	char *tmp;
-	char *ws;
-	char *cache;
 	char *cache_cli;
-	char *log;
 	char *cfg;
-	char *url;
-	cgt_proc *node;
+	cgt_honest real; /* the real node beside the hostile one */
 } fx;
 
 /* Waits until the real node answers a search with hits: "listening"
@@ -55,7 +50,7 @@ static struct {
 static void
 wait_indexed(void)
 {
-	nng_socket s = cgt_client(fx.url, 5000);
+	nng_socket s = cgt_client(fx.real.url, 5000);
 	int64_t deadline = cgt_now_ms() + 60000LL * cgt_slowdown();
 	bool found = false;
 
@@ -77,23 +72,10 @@ setup(void **state)
 {
 	(void)state;
 	fx.tmp = cgt_tmpdir("nodebounds");
-	fx.ws = cg_path_join(fx.tmp, "acme");
-	fx.cache = cg_path_join(fx.tmp, "cache");
 	fx.cache_cli = cg_path_join(fx.tmp, "cache-cli");
-	fx.log = cg_path_join(fx.tmp, "nodes.log");
 	fx.cfg = cg_path_join(fx.tmp, "gateway.yaml");
-	for (int i = 0; i < 30; i++) {
-		char rel[64];
-
-		(void)snprintf(rel, sizeof(rel),
-		               ".guild/wiki/concepts/q%02d.md", i);
-		cgt_page(fx.ws, rel, "type: concept\nconfidence: high",
-		         "# Quokka Notes\n\nThe quokka smiles at every "
-		         "visitor.\n");
-	}
-	fx.node = cgt_node_start(fx.ws, fx.cache, fx.log, &fx.url, "--source",
-	                         "root", "--name", "acme/root", "--listen",
-	                         "tcp://127.0.0.1:0", NULL);
+	cgt_honest_start(&fx.real, fx.tmp, 30,
+	                 "type: concept\nconfidence: high");
 	wait_indexed();
 	return 0;
 }
@@ -102,35 +84,12 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	if (fx.node != NULL)
-		cgt_node_stop(fx.node, 10000 * cgt_slowdown());
-	cgt_proc_free(fx.node);
+	cgt_honest_stop(&fx.real);
 	cgt_rm(fx.tmp);
 	free(fx.tmp);
-	free(fx.ws);
-	free(fx.cache);
 	free(fx.cache_cli);
-	free(fx.log);
 	free(fx.cfg);
-	free(fx.url);
 	return 0;
-}
-
-static void
-write_config(const cgt_hostile *h)
-{
-	cg_buf b;
-
-	cg_buf_init(&b, 1 << 16);
-	(void)cg_buf_printf(&b,
-	                    "deadline_ms: %d\nnodes:\n"
-	                    "  - name: acme/root\n    url: \"%s\"\n"
-	                    "    workspace: acme\n    sources: [root]\n"
-	                    "  - name: acme/evil\n    url: \"%s\"\n"
-	                    "    workspace: acme\n    sources: [evil]\n",
-	                    DEADLINE_MS, fx.url, cgt_hostile_url(h));
-	cgt_write(fx.tmp, "gateway.yaml", cg_buf_str(&b));
-	cg_buf_fini(&b);
 }
 
 /* The evidence entry of node name in ans (borrowed), or NULL. */
@@ -166,7 +125,7 @@ query_against2(const cgt_hostile_opts *o, const char *want, const char *want2)
 	json_t *ans;
 	const json_t *evil;
 
-	write_config(h);
+	cgt_hostile_config(fx.tmp, &fx.real, h, "evil", DEADLINE_MS);
 	t0 = cgt_now_ms();
 	rc = cgt_runv(&out, &err, argv);
 	ms = cgt_now_ms() - t0;
@@ -310,7 +269,7 @@ assert_refused(const json_t *reply, const char *words)
 static void
 test_peek_and_claims_capped(void **state)
 {
-	nng_socket s = cgt_client(fx.url, 10000);
+	nng_socket s = cgt_client(fx.real.url, 10000);
 	json_t *item = json_pack("{s:s, s:s}", "source", "root", "path",
 	                         "concepts/q01.md");
 	json_t *key = json_string("concept|quokka notes");
