@@ -19,12 +19,9 @@ set -euo pipefail
 : "${CG_SRC:?CG_SRC must name the source tree}"
 # shellcheck source=tests/integration/serve.sh
 source "$CG_SRC/tests/integration/serve.sh"
+# shellcheck source=tests/integration/prelude.sh
+source "$CG_SRC/tests/integration/prelude.sh"
 mcp_dir="$CG_SRC/tests/mcp"
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
 
 command -v node >/dev/null ||
 	fail "node is not installed: run scripts/install-deps"
@@ -33,15 +30,7 @@ command -v flock >/dev/null || fail "flock (util-linux) is not installed"
 	fail "the OpenAPI validator is not installed in $mcp_dir/node_modules:" \
 		"run scripts/install-deps (npm ci there)"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cg-http-api.XXXXXX")
-pid=""
-cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+test_tmp http-api
 
 ws="$tmp/acme"
 # shellcheck source=../mcp/workspace.sh

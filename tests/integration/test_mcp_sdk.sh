@@ -16,12 +16,9 @@ set -euo pipefail
 : "${CG_SRC:?CG_SRC must name the source tree}"
 # shellcheck source=tests/integration/serve.sh
 source "$CG_SRC/tests/integration/serve.sh"
+# shellcheck source=tests/integration/prelude.sh
+source "$CG_SRC/tests/integration/prelude.sh"
 mcp_dir="$CG_SRC/tests/mcp"
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
 
 command -v node >/dev/null ||
 	fail "node is not installed: run scripts/install-deps"
@@ -33,15 +30,7 @@ node_major=$(node -p 'process.versions.node.split(".")[0]')
 		"scripts/install-deps (it runs npm ci there; needs the npm" \
 		"registry)"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cg-mcp-sdk.XXXXXX")
-pid=""
-cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+test_tmp mcp-sdk
 
 ws="$tmp/acme"
 # shellcheck source=../mcp/workspace.sh

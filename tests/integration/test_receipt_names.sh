@@ -13,36 +13,14 @@ set -euo pipefail
 : "${CG_SRC:?CG_SRC must name the source tree}"
 # shellcheck source=tests/integration/serve.sh
 source "$CG_SRC/tests/integration/serve.sh"
+# shellcheck source=tests/integration/prelude.sh
+source "$CG_SRC/tests/integration/prelude.sh"
+# shellcheck source=tests/integration/alpha_beta.sh
+source "$CG_SRC/tests/integration/alpha_beta.sh"
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+test_tmp receipt
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cg-receipt.XXXXXX")
-pid=""
-cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-for w in alpha beta; do
-	mkdir -p "$tmp/$w/.guild/wiki/concepts"
-	printf -- '---\ntype: concept\ntitle: Quince in %s\n---\n# Quince in %s\n\nThe quince of %s.\n' \
-		"$w" "$w" "$w" >"$tmp/$w/.guild/wiki/concepts/quince.md"
-done
-cat >"$tmp/gw.yaml" <<EOF
-listen: http://127.0.0.1:0
-cache: $tmp/cache
-workspaces:
-  - name: alpha
-    path: $tmp/alpha
-  - name: beta
-    path: $tmp/beta
-EOF
+alpha_beta "$tmp" quince Quince quince
 
 # expect WHAT JQ-FILTER WANT: the filter's output (compact) must be WANT.
 expect() {

@@ -24,12 +24,9 @@ set -euo pipefail
 : "${CG_SRC:?CG_SRC must name the source tree}"
 # shellcheck source=tests/integration/serve.sh
 source "$CG_SRC/tests/integration/serve.sh"
+# shellcheck source=tests/integration/prelude.sh
+source "$CG_SRC/tests/integration/prelude.sh"
 dir="$CG_SRC/tests/browser"
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
 
 command -v node >/dev/null ||
 	fail "node is not installed: run scripts/install-deps"
@@ -41,15 +38,7 @@ chromium=${CG_CHROMIUM:-$(command -v chromium || true)}
 		"scripts/install-deps (it runs npm ci there; needs the npm" \
 		"registry)"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cg-web.XXXXXX")
-pid=""
-cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+test_tmp web
 
 page() { # page WS FILE FRONTMATTER BODY
 	mkdir -p "$(dirname "$1/$2")"

@@ -13,36 +13,14 @@ set -euo pipefail
 : "${CG_SRC:?CG_SRC must name the source tree}"
 # shellcheck source=tests/integration/serve.sh
 source "$CG_SRC/tests/integration/serve.sh"
+# shellcheck source=tests/integration/prelude.sh
+source "$CG_SRC/tests/integration/prelude.sh"
+# shellcheck source=tests/integration/alpha_beta.sh
+source "$CG_SRC/tests/integration/alpha_beta.sh"
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+test_tmp ws-scope
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cg-ws-scope.XXXXXX")
-pid=""
-cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-for w in alpha beta; do
-	mkdir -p "$tmp/$w/.guild/wiki/concepts"
-	printf -- '---\ntype: concept\ntitle: Fruit in %s\n---\n# Fruit in %s\n\nThe kumquat of %s.\n' \
-		"$w" "$w" "$w" >"$tmp/$w/.guild/wiki/concepts/fruit.md"
-done
-cat >"$tmp/gw.yaml" <<EOF
-listen: http://127.0.0.1:0
-cache: $tmp/cache
-workspaces:
-  - name: alpha
-    path: $tmp/alpha
-  - name: beta
-    path: $tmp/beta
-EOF
+alpha_beta "$tmp" fruit Fruit kumquat
 
 # The workspaces named by the cg:// uris of an answer, sorted, one line.
 workspaces_in() {
