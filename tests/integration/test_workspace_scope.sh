@@ -11,8 +11,6 @@ set -euo pipefail
 
 : "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
 : "${CG_SRC:?CG_SRC must name the source tree}"
-# shellcheck source=tests/integration/serve.sh
-source "$CG_SRC/tests/integration/serve.sh"
 # shellcheck source=tests/integration/prelude.sh
 source "$CG_SRC/tests/integration/prelude.sh"
 # shellcheck source=tests/integration/alpha_beta.sh
@@ -61,14 +59,7 @@ check() {
 
 check --config "$tmp/gw.yaml"
 
-"$CG_BIN" serve --config "$tmp/gw.yaml" >"$tmp/serve.out" 2>"$tmp/serve.err" &
-pid=$!
-url=$(serve_url "$tmp/serve.out" listening "$pid") || url=""
-[ -n "$url" ] || fail "serve printed no listening line: $(cat "$tmp/serve.err")"
-serve_ready "$url" || fail "/readyz never answered 200"
+serve_config "$tmp/gw.yaml"
 check --gateway "$url"
-
-kill -TERM "$pid"
-wait "$pid" || fail "serve exited $? on SIGTERM"
-pid=""
+serve_stop
 echo "PASS"
