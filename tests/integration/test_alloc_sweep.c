@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "cgalloc.h"
+#include "cgfixture.h"
 #include "cgtest.h"
 #include "common/cg_alloc.h"
 #include "common/cg_json.h"
@@ -55,30 +56,6 @@ static const char *const queries[] = {"refund window", "zebrafish"};
 /* --- the workspace ------------------------------------------------------ */
 
 static void
-corpus(const char *id, const char *entry, const char *concept,
-       const char *title, const char *text)
-{
-	char rel[256];
-	char body[512];
-
-	(void)snprintf(rel, sizeof(rel), "corpora/%s/config.yaml", id);
-	(void)snprintf(body, sizeof(body),
-	               "schema_version: 2\ncorpus:\n  name: %s\nsources:\n"
-	               "  - id: src\n    type: self\n    docs_root: docs\n",
-	               id);
-	cgt_write(ws, rel, body);
-	(void)snprintf(rel, sizeof(rel), "corpora/%s/index.yaml", id);
-	(void)snprintf(body, sizeof(body),
-	               "entries:\n  - id: \"src:%s\"\n    path: %s\n"
-	               "    title: %s\n    summary: %s\n    concepts: [%s]\n",
-	               entry, entry, title, title, concept);
-	cgt_write(ws, rel, body);
-	(void)snprintf(rel, sizeof(rel), "corpora/%s/docs/%s", id, entry);
-	(void)snprintf(body, sizeof(body), "# %s\n\n%s\n", title, text);
-	cgt_write(ws, rel, body);
-}
-
-static void
 state_a(void)
 {
 	cgt_page(ws, ".guild/wiki/context/overview.md", "type: context",
@@ -86,30 +63,18 @@ state_a(void)
 	         "zebrafish handbook.\n");
 	cgt_page(ws, ".guild/wiki/concepts/window.md", "type: concept",
 	         "# Window\n\nA refund window is counted in days.\n");
-	cgt_write(ws, "billing/.git/HEAD", "ref: refs/heads/main\n");
-	cgt_write(ws, "web/.git/HEAD", "ref: refs/heads/main\n");
-	cgt_page(ws, "billing/.guild/wiki/standards/refunds.md",
-	         "type: standard\nconfidence: high\nupdated_at: 2026-01-10",
-	         "# Refund Window\n\nRefunds are accepted for 30 days.\n");
-	cgt_page(ws, "web/.guild/wiki/standards/refunds.md",
-	         "type: standard\nconfidence: medium\nupdated_at: 2026-06-10",
-	         "# Refund Window\n\nRefunds are accepted for 14 days.\n");
+	cgt_refund_conflict(ws);
 	cgt_page(ws, "web/.guild/wiki/context/checkout.md", "type: context",
 	         "# Checkout\n\nThe checkout page links the refund window.\n");
-	cgt_write(ws, ".hiivmind/corpus/registry.yaml",
-	          "corpora:\n"
-	          "  - id: handbook\n    source:\n      type: local\n"
-	          "      path: corpora/handbook\n"
-	          "  - id: extra\n    source:\n      type: local\n"
-	          "      path: corpora/extra\n");
+	cgt_local_registry(ws, "handbook", "extra", NULL);
 	cgt_write(ws, ".hiivmind/corpus/registry-graph.yaml",
 	          "bridges:\n"
 	          "  - concept_a: \"handbook:start\"\n"
 	          "    concept_b: \"extra:useful\"\n    type: see-also\n");
-	corpus("handbook", "start.md", "start", "Getting started",
-	       "The zebrafish tank comes first.");
-	corpus("extra", "useful.md", "useful", "Useful guide",
-	       "Feeding schedules for zebrafish.");
+	cgt_corpus(ws, "handbook", "start.md", "start", "Getting started",
+	           "The zebrafish tank comes first.");
+	cgt_corpus(ws, "extra", "useful.md", "useful", "Useful guide",
+	           "Feeding schedules for zebrafish.");
 }
 
 /* State B: a page changed, one added, one deleted. */

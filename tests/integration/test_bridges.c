@@ -3,37 +3,16 @@
  * that carry entries come first and empty ones (bridges to concepts no
  * index entry carries) are dropped, so two bridges to entry-less concepts
  * before a useful one do not take the two slots.  Two local corpora
- * written here.
+ * (cgfixture.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgfixture.h"
 #include "cgtest.h"
 
 static char *ws;
 static char *cache;
-
-static void
-corpus(const char *id, const char *entry, const char *concept,
-       const char *title, const char *text)
-{
-	char rel[256];
-	char body[512];
-
-	(void)snprintf(rel, sizeof(rel), "corpora/%s/config.yaml", id);
-	cgt_write(
-	    ws, rel,
-	    "sources:\n  - id: src\n    type: self\n    docs_root: docs\n");
-	(void)snprintf(rel, sizeof(rel), "corpora/%s/index.yaml", id);
-	(void)snprintf(body, sizeof(body),
-	               "entries:\n  - id: \"src:%s\"\n    path: %s\n"
-	               "    title: %s\n    summary: %s\n    concepts: [%s]\n",
-	               entry, entry, title, title, concept);
-	cgt_write(ws, rel, body);
-	(void)snprintf(rel, sizeof(rel), "corpora/%s/docs/%s", id, entry);
-	(void)snprintf(body, sizeof(body), "# %s\n\n%s\n", title, text);
-	cgt_write(ws, rel, body);
-}
 
 static int
 setup(void **state)
@@ -43,12 +22,7 @@ setup(void **state)
 	cache = cgt_tmpdir("bridges-cache");
 	cgt_page(ws, ".guild/wiki/context/overview.md", "type: context",
 	         "# Overview\n\nThe workspace.\n");
-	cgt_write(ws, ".hiivmind/corpus/registry.yaml",
-	          "corpora:\n"
-	          "  - id: handbook\n    source:\n      type: local\n"
-	          "      path: corpora/handbook\n"
-	          "  - id: extra\n    source:\n      type: local\n"
-	          "      path: corpora/extra\n");
+	cgt_local_registry(ws, "handbook", "extra", NULL);
 	cgt_write(ws, ".hiivmind/corpus/registry-graph.yaml",
 	          "bridges:\n"
 	          "  - concept_a: \"handbook:start\"\n"
@@ -57,10 +31,10 @@ setup(void **state)
 	          "    concept_b: \"extra:ghost-two\"\n    type: see-also\n"
 	          "  - concept_a: \"handbook:start\"\n"
 	          "    concept_b: \"extra:useful\"\n    type: see-also\n");
-	corpus("handbook", "start.md", "start", "Getting started",
-	       "The zebrafish tank comes first.");
-	corpus("extra", "useful.md", "useful", "Useful guide",
-	       "Feeding schedules.");
+	cgt_corpus(ws, "handbook", "start.md", "start", "Getting started",
+	           "The zebrafish tank comes first.");
+	cgt_corpus(ws, "extra", "useful.md", "useful", "Useful guide",
+	           "Feeding schedules.");
 	return 0;
 }
 

@@ -7,24 +7,19 @@
 # write left is nng naming its threads in /proc, which stores nothing.
 set -euo pipefail
 : "${CG_BIN:?}" "${CG_SRC:?}"
-command -v strace >/dev/null || {
-	echo "test_cli_nowrite: strace is not installed (scripts/install-deps)" >&2
-	exit 1
-}
+# shellcheck source=tests/integration/nowrite.sh
+source "$CG_SRC/tests/integration/nowrite.sh"
+need_strace test_cli_nowrite
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp -r "$CG_SRC/conf/example" "$tmp/ws"
 export XDG_CACHE_HOME="$tmp/cache"
-calls=write,pwrite64,writev,pwritev,pwritev2,fsync,fdatasync,sync_file_range
-calls=$calls,ftruncate,rename,renameat,renameat2,unlink,unlinkat
 
 # traced QUERY OUT: runs `corpus-gw query QUERY` under strace; the answer
-# goes to OUT, the trace to $tmp/trace.  LeakSanitizer cannot run under
-# ptrace (an ASan build aborts at exit), so the traced run alone goes
-# without it; the untraced query above keeps the leak check.
+# goes to OUT, the trace to $tmp/trace (the untraced query below keeps the
+# leak check).
 traced() {
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -y -qq -e trace="$calls" -o "$tmp/trace" \
+	traced_run "$tmp/trace" "$nowrite_calls" \
 		"$CG_BIN" query --workspace "$tmp/ws" "$1" >"$2"
 }
 

@@ -13,23 +13,10 @@ set -euo pipefail
 
 : "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
 : "${CG_SRC:?CG_SRC must name the source tree}"
-# shellcheck source=tests/integration/serve.sh
-source "$CG_SRC/tests/integration/serve.sh"
+# shellcheck source=tests/integration/prelude.sh
+source "$CG_SRC/tests/integration/prelude.sh"
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cg-cli-token.XXXXXX")
-pid=""
-cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+test_tmp cli-token
 
 ws="$tmp/acme"
 # shellcheck source=../mcp/workspace.sh
@@ -130,7 +117,5 @@ ver=$("$CG_BIN" --version)
 curl -fsS "$url/healthz" | grep -q "\"version\":\"${ver#corpus-gw }\"" ||
 	fail "/healthz does not report ${ver#corpus-gw }"
 
-kill -TERM "$pid"
-wait "$pid" || fail "serve exited $? on SIGTERM"
-pid=""
+serve_stop
 echo "PASS"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgfixture.h"
 #include "cgtest.h"
 
 static char *ws;
@@ -65,14 +66,7 @@ setup(void **state)
 	         "type: concept\nupdated_at: 2026-02-01",
 	         "# Twin Page\n\nIdentical glossary text here.\n");
 	/* Two sub-guilds that disagree. */
-	cgt_write(ws, "billing/.git/HEAD", "ref: refs/heads/main\n");
-	cgt_write(ws, "web/.git/HEAD", "ref: refs/heads/main\n");
-	cgt_page(ws, "billing/.guild/wiki/standards/refunds.md",
-	         "type: standard\nconfidence: high\nupdated_at: 2026-01-10",
-	         "# Refund Window\n\nRefunds are accepted for 30 days.\n");
-	cgt_page(ws, "web/.guild/wiki/standards/refunds.md",
-	         "type: standard\nconfidence: medium\nupdated_at: 2026-06-10",
-	         "# Refund Window\n\nRefunds are accepted for 14 days.\n");
+	cgt_refund_conflict(ws);
 	/* Two teams' own pages that share a title, not a subject: an
 	 * implicit key across repositories, no copy, no conflict. */
 	cgt_page(ws, "billing/.guild/wiki/standards/retry-policy.md",

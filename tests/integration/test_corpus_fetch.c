@@ -225,27 +225,7 @@ publish_heads(void)
 }
 
 /* corpus-gw fetch EXTRA... (NULL-ended); stderr into *err. */
-static int
-fetch(char **err, ...)
-{
-	const char *argv[32] = {"corpus-gw",  "fetch", "--workspace", WS,
-	                        "--api-base", API,     "--git-base",  GITBASE};
-	size_t n = 8;
-	const char *a;
-	va_list ap;
-	char *out = NULL;
-	int rc;
-
-	va_start(ap, err);
-	while ((a = va_arg(ap, const char *)) != NULL && n < 30)
-		argv[n++] = a;
-	va_end(ap);
-	argv[n] = NULL;
-	rc = cgt_runv(&out, err, argv);
-	assert_string_equal(out, ""); /* nothing on stdout, ever */
-	free(out);
-	return rc;
-}
+#define fetch(err, ...) cgt_fetch(WS, API, GITBASE, err, __VA_ARGS__)
 
 static char *
 cache_path(const char *rel)
@@ -275,11 +255,7 @@ static int
 group_setup(void **state)
 {
 	(void)state;
-	T = cgt_tmpdir("corpus-fetch");
-	WS = malloc(strlen(T) + 8);
-	CACHE = malloc(strlen(T) + 8);
-	sprintf(WS, "%s/ws", T);       /* NOLINT */
-	sprintf(CACHE, "%s/cache", T); /* NOLINT */
+	cgt_tree("corpus-fetch", &T, &WS, &CACHE);
 	(void)snprintf(GITBASE, sizeof(GITBASE), "file://%s/git", T);
 	if (cghttpd_start(&H, 0) != 0)
 		return -1;
@@ -296,10 +272,7 @@ group_teardown(void **state)
 {
 	(void)state;
 	cghttpd_stop(H);
-	cgt_rm(T);
-	free(T);
-	free(WS);
-	free(CACHE);
+	cgt_tree_free(T, WS, CACHE);
 	return 0;
 }
 

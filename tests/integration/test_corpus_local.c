@@ -26,11 +26,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	T = cgt_tmpdir("corpus-local");
-	WS = malloc(strlen(T) + 8);
-	CACHE = malloc(strlen(T) + 8);
-	sprintf(WS, "%s/ws", T);       /* NOLINT: sized above */
-	sprintf(CACHE, "%s/cache", T); /* NOLINT */
+	cgt_tree("corpus-local", &T, &WS, &CACHE);
 	cgt_page(WS, ".guild/wiki/standards/style.md",
 	         "type: standard\nupdated_at: 2026-10-01",
 	         "# Style\n\nTabs, not spaces.\n");
@@ -65,10 +61,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	cgt_rm(T);
-	free(T);
-	free(WS);
-	free(CACHE);
+	cgt_tree_free(T, WS, CACHE);
 	return 0;
 }
 

@@ -28,11 +28,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	T = cgt_tmpdir("corpus-tiered");
-	WS = malloc(strlen(T) + 8);
-	CACHE = malloc(strlen(T) + 8);
-	sprintf(WS, "%s/ws", T);       /* NOLINT: sized above */
-	sprintf(CACHE, "%s/cache", T); /* NOLINT */
+	cgt_tree("corpus-tiered", &T, &WS, &CACHE);
 	cgt_page(WS, ".guild/wiki/standards/style.md",
 	         "type: standard\nupdated_at: 2026-10-01",
 	         "# Style\n\nTabs, not spaces.\n");
@@ -88,10 +84,7 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	cgt_rm(T);
-	free(T);
-	free(WS);
-	free(CACHE);
+	cgt_tree_free(T, WS, CACHE);
 	return 0;
 }
 

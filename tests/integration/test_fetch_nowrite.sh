@@ -10,11 +10,10 @@
 # Real things only: git repositories served over file://, the fake GitHub
 # commits API (cg-fake-github, $FAKE_GITHUB) on 127.0.0.1, the real binary.
 set -euo pipefail
-: "${CG_BIN:?}" "${FAKE_GITHUB:?}"
-command -v strace >/dev/null || {
-	echo "test_fetch_nowrite: strace is not installed (scripts/install-deps)" >&2
-	exit 1
-}
+: "${CG_BIN:?}" "${CG_SRC:?}" "${FAKE_GITHUB:?}"
+# shellcheck source=tests/integration/nowrite.sh
+source "$CG_SRC/tests/integration/nowrite.sh"
+need_strace test_fetch_nowrite
 tmp=$(mktemp -d)
 fake_pid=
 cleanup() {
@@ -22,8 +21,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-calls=write,pwrite64,writev,pwritev,pwritev2,fsync,fdatasync,sync_file_range
-calls=$calls,ftruncate,rename,renameat,renameat2,unlink,unlinkat,mkdir,mkdirat
+calls=$nowrite_calls,mkdir,mkdirat
 gitc() { git -c user.name=t -c user.email=t@localhost "$@"; }
 n=3
 ws="$tmp/ws"
@@ -85,11 +83,9 @@ fetch() {
 	"$CG_BIN" fetch --workspace "$ws" --api-base "$api" \
 		--git-base "file://$tmp/git" "$@" 2>"$tmp/err"
 }
-# traced ARGS...: the same under strace, the trace in $tmp/trace.  An ASan
-# build cannot run LeakSanitizer under ptrace: the traced run goes without.
+# traced ARGS...: the same under strace, the trace in $tmp/trace.
 traced() {
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-		strace -f -y -qq -e trace="$calls" -o "$tmp/trace" \
+	traced_run "$tmp/trace" "$calls" \
 		"$CG_BIN" fetch --workspace "$ws" --api-base "$api" \
 		--git-base "file://$tmp/git" "$@" 2>"$tmp/err"
 }

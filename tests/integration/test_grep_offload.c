@@ -47,12 +47,8 @@
 
 static struct {
 	char *tmp;
-	char *ws;
-	char *cache;
-	char *log;
-	char *nodelog;
-	char *url; /* the real node's */
-	cgt_proc *node;
+	char *log;       /* the gateway's stderr */
+	cgt_honest real; /* the real node beside the slow one */
 	cgt_hostile *slow;
 	cgt_proc *gw;
 	char *http; /* the gateway's http://127.0.0.1:PORT */
@@ -214,23 +210,6 @@ logged(const char *route)
 	return n;
 }
 
-static void
-write_config(void)
-{
-	cg_buf b;
-
-	cg_buf_init(&b, 1 << 16);
-	(void)cg_buf_printf(&b,
-	                    "nodes:\n"
-	                    "  - name: acme/root\n    url: \"%s\"\n"
-	                    "    workspace: acme\n    sources: [root]\n"
-	                    "  - name: acme/slow\n    url: \"%s\"\n"
-	                    "    workspace: acme\n    sources: [slow]\n",
-	                    fx.url, cgt_hostile_url(fx.slow));
-	cgt_write(fx.tmp, "gateway.yaml", cg_buf_str(&b));
-	cg_buf_fini(&b);
-}
-
 /* A fresh slow node and gateway for each test. */
 static int
 setup(void **state)
@@ -240,7 +219,7 @@ setup(void **state)
 	char *cfg = cg_path_join(fx.tmp, "gateway.yaml");
 	const char *argv[] = {
 	    "corpus-gw", "serve", "--listen", "http://127.0.0.1:0",
-	    "--config",  cfg,     "--cache",  fx.cache,
+	    "--config",  cfg,     "--cache",  fx.real.cache,
 	    NULL};
 	struct client ready = {0};
 	int64_t until = cgt_now_ms() + 60000L * cgt_slowdown();
@@ -248,7 +227,8 @@ setup(void **state)
 
 	(void)state;
 	fx.slow = cgt_hostile_start(&o);
-	write_config();
+	cgt_hostile_config(fx.tmp, &fx.real, cgt_hostile_url(fx.slow), "slow",
+	                   0);
 	(void)unlink(fx.log);
 	fx.gw = cgt_spawnv(fx.log, argv);
 	line = cgt_proc_line(fx.gw, 60000 * cgt_slowdown());
@@ -431,22 +411,8 @@ group_setup(void **state)
 	memset(&fx, 0, sizeof(fx));
 	assert_int_equal(curl_global_init(CURL_GLOBAL_DEFAULT), 0);
 	fx.tmp = cgt_tmpdir("grepoffload");
-	fx.ws = cg_path_join(fx.tmp, "acme");
-	fx.cache = cg_path_join(fx.tmp, "cache");
 	fx.log = cg_path_join(fx.tmp, "gateway.log");
-	fx.nodelog = cg_path_join(fx.tmp, "node.log");
-	for (int i = 0; i < 5; i++) {
-		char rel[64];
-
-		(void)snprintf(rel, sizeof(rel),
-		               ".guild/wiki/concepts/q%02d.md", i);
-		cgt_page(fx.ws, rel, "type: concept",
-		         "# Quokka Notes\n\nThe quokka smiles at every "
-		         "visitor.\n");
-	}
-	fx.node = cgt_node_start(fx.ws, fx.cache, fx.nodelog, &fx.url,
-	                         "--source", "root", "--name", "acme/root",
-	                         "--listen", "tcp://127.0.0.1:0", NULL);
+	cgt_honest_start(&fx.real, fx.tmp, 5, "type: concept");
 	return 0;
 }
 
@@ -454,16 +420,10 @@ static int
 group_teardown(void **state)
 {
 	(void)state;
-	if (fx.node != NULL)
-		cgt_node_stop(fx.node, 10000 * cgt_slowdown());
-	cgt_proc_free(fx.node);
+	cgt_honest_stop(&fx.real);
 	cgt_rm(fx.tmp);
 	free(fx.tmp);
-	free(fx.ws);
-	free(fx.cache);
 	free(fx.log);
-	free(fx.nodelog);
-	free(fx.url);
 	curl_global_cleanup();
 	return 0;
 }

@@ -86,9 +86,7 @@ write_bad_files(void)
 static int
 setup(void **state)
 {
-	ws = cgt_tmpdir("hostile");
-	cache = cgt_tmpdir("hostile-cache");
-	outside = cgt_tmpdir("hostile-outside");
+	cgt_escape_new("hostile", &ws, &cache, &outside, NULL);
 	cgt_page(ws, ".guild/wiki/concepts/good.md",
 	         "type: concept\nupdated_at: 2026-01-01",
 	         "# Good page\n\nThe capybara is fine.\n");
@@ -101,12 +99,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	cgt_rm(ws);
-	cgt_rm(cache);
-	cgt_rm(outside);
-	free(ws);
-	free(cache);
-	free(outside);
+	cgt_escape_free(ws, cache, outside, NULL);
 	return 0;
 }
 

@@ -22,7 +22,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -32,6 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cghostile.h"
 #include "cgproc.h"
 #include "cgtest.h"
 #include "common/cg_buf.h"
@@ -62,62 +62,6 @@ dial(void)
 	return fd;
 }
 
-/* Sends all of p; 0, or -1 when the peer closed or reset. */
-static int
-send_all(int fd, const void *p, size_t n)
-{
-	const char *s = p;
-
-	while (n > 0) {
-		ssize_t k = send(fd, s, n, MSG_NOSIGNAL);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		s += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-/* Reads until EOF, reset or the deadline into out; 1 at EOF/reset, 0 at
- * the deadline. */
-static int
-read_to_end(int fd, cg_buf *out, int ms)
-{
-	int64_t deadline = cgt_now_ms() + ms;
-	char buf[16384];
-
-	for (;;) {
-		struct pollfd pf = {fd, POLLIN, 0};
-		int64_t left = deadline - cgt_now_ms();
-		ssize_t k;
-
-		if (left <= 0)
-			return 0;
-		if (poll(&pf, 1, (int)left) <= 0)
-			continue;
-		k = recv(fd, buf, sizeof(buf), 0);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return 1;
-		(void)cg_buf_append(out, buf, (size_t)k);
-	}
-}
-
-/* The status of a raw response, 0 when there is none. */
-static int
-status_of(const char *resp)
-{
-	int st = 0;
-
-	if (sscanf(resp, "HTTP/1.%*d %d", &st) != 1)
-		return 0;
-	return st;
-}
-
 /* One request on a new connection (the caller writes Connection: close);
  * returns the status, *resp (may be NULL) gets the whole response. */
 static int
@@ -128,10 +72,10 @@ exchange(const char *raw, size_t len, char **resp)
 	int st;
 
 	cg_buf_init(&b, 64u << 20);
-	assert_int_equal(send_all(fd, raw, len), 0);
-	assert_int_equal(read_to_end(fd, &b, IO_MS), 1);
+	assert_int_equal(cgh_send_all(fd, raw, len), 0);
+	assert_int_equal(cgh_read_to_end(fd, &b, IO_MS), 1);
 	close(fd);
-	st = status_of(cg_buf_str(&b));
+	st = cgh_status(cg_buf_str(&b));
 	if (resp != NULL)
 		*resp = cg_buf_take(&b);
 	cg_buf_fini(&b);
@@ -364,19 +308,19 @@ huge_body(void *arg)
 	memset(chunk, 'x', sizeof(chunk));
 	(void)snprintf(frame, sizeof(frame), "%zx\r\n", sizeof(chunk));
 	cg_buf_init(&resp, 1u << 20);
-	if (send_all(fd, hb->head, strlen(hb->head)) == 0)
+	if (cgh_send_all(fd, hb->head, strlen(hb->head)) == 0)
 		while (hb->sent < HUGE_BYTES) {
 			if (hb->chunked &&
-			    send_all(fd, frame, strlen(frame)) != 0)
+			    cgh_send_all(fd, frame, strlen(frame)) != 0)
 				break;
-			if (send_all(fd, chunk, sizeof(chunk)) != 0)
+			if (cgh_send_all(fd, chunk, sizeof(chunk)) != 0)
 				break;
-			if (hb->chunked && send_all(fd, "\r\n", 2) != 0)
+			if (hb->chunked && cgh_send_all(fd, "\r\n", 2) != 0)
 				break;
 			hb->sent += sizeof(chunk);
 		}
-	(void)read_to_end(fd, &resp, IO_MS);
-	hb->status = status_of(cg_buf_str(&resp));
+	(void)cgh_read_to_end(fd, &resp, IO_MS);
+	hb->status = cgh_status(cg_buf_str(&resp));
 	cg_buf_fini(&resp);
 	close(fd);
 	hb->done = 1;
@@ -450,9 +394,9 @@ many_headers(void *arg)
 	for (int i = 0; i < 10000; i++)
 		(void)cg_buf_printf(&rq, "X-Header-%d: value-%d\r\n", i, i);
 	(void)cg_buf_puts(&rq, "\r\n");
-	hb->sent = send_all(fd, rq.data, rq.len) == 0 ? rq.len : 0;
-	(void)read_to_end(fd, &resp, IO_MS);
-	hb->status = status_of(cg_buf_str(&resp));
+	hb->sent = cgh_send_all(fd, rq.data, rq.len) == 0 ? rq.len : 0;
+	(void)cgh_read_to_end(fd, &resp, IO_MS);
+	hb->status = cgh_status(cg_buf_str(&resp));
 	cg_buf_fini(&rq);
 	cg_buf_fini(&resp);
 	close(fd);
@@ -492,7 +436,7 @@ closed_within(int fd, int ms, int trickle)
 		struct pollfd pf = {fd, POLLIN, 0};
 		ssize_t k;
 
-		if (trickle && send_all(fd, "X-Slow: 1\r\n", 11) != 0)
+		if (trickle && cgh_send_all(fd, "X-Slow: 1\r\n", 11) != 0)
 			return 1;
 		if (poll(&pf, 1, 300) <= 0)
 			continue;
@@ -516,7 +460,7 @@ test_slowloris(void **state)
 	    "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-A: ", port);
 	for (int i = 0; i < SLOW_CONNS; i++) {
 		fds[i] = dial();
-		assert_int_equal(send_all(fds[i], head, strlen(head)), 0);
+		assert_int_equal(cgh_send_all(fds[i], head, strlen(head)), 0);
 	}
 	/* Others are served while the slow connections hang on. */
 	for (int i = 0; i < 5; i++)
@@ -551,12 +495,12 @@ test_slow_body(void **state)
 	               "Content-Type: application/json\r\n"
 	               "Content-Length: 100000\r\n\r\n{",
 	               port);
-	assert_int_equal(send_all(fd, head, strlen(head)), 0);
+	assert_int_equal(cgh_send_all(fd, head, strlen(head)), 0);
 	while (!cut && cgt_now_ms() - t0 < (TIMEOUT_S + 4) * 1000) {
 		char buf[256];
 		struct pollfd pf = {fd, POLLIN, 0};
 
-		if (send_all(fd, " ", 1) != 0)
+		if (cgh_send_all(fd, " ", 1) != 0)
 			cut = 1;
 		else if (poll(&pf, 1, 300) > 0 &&
 		         recv(fd, buf, sizeof(buf), 0) <= 0)

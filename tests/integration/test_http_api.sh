@@ -17,31 +17,17 @@ set -euo pipefail
 
 : "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
 : "${CG_SRC:?CG_SRC must name the source tree}"
-# shellcheck source=tests/integration/serve.sh
-source "$CG_SRC/tests/integration/serve.sh"
+# shellcheck source=tests/integration/prelude.sh
+source "$CG_SRC/tests/integration/prelude.sh"
 mcp_dir="$CG_SRC/tests/mcp"
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-command -v node >/dev/null ||
-	fail "node is not installed: run scripts/install-deps"
+need_node
 command -v flock >/dev/null || fail "flock (util-linux) is not installed"
 [ -f "$mcp_dir/node_modules/@seriousme/openapi-schema-validator/package.json" ] ||
 	fail "the OpenAPI validator is not installed in $mcp_dir/node_modules:" \
 		"run scripts/install-deps (npm ci there)"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cg-http-api.XXXXXX")
-pid=""
-cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+test_tmp http-api
 
 ws="$tmp/acme"
 # shellcheck source=../mcp/workspace.sh
@@ -153,14 +139,4 @@ esac
 rc=0
 (cd "$mcp_dir" && node http_api.mjs "$url" "$tmp/serve.err") || rc=$?
 
-kill -TERM "$pid"
-status=0
-wait "$pid" || status=$?
-pid=""
-if [ "$rc" -ne 0 ] || [ "$status" -ne 0 ]; then
-	echo "--- server stderr (last 40 lines)" >&2
-	tail -n 40 "$tmp/serve.err" >&2
-fi
-[ "$rc" -eq 0 ] || fail "http_api.mjs failed (exit $rc)"
-[ "$status" -eq 0 ] || fail "corpus-gw serve exited $status on SIGTERM"
-echo "PASS"
+serve_finish "$rc" "http_api.mjs" 40

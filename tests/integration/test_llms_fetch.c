@@ -135,27 +135,7 @@ make_corpus(int port)
 }
 
 /* corpus-gw fetch EXTRA... (NULL-ended); stderr into *err. */
-static int
-fetch(char **err, ...)
-{
-	const char *argv[32] = {"corpus-gw",  "fetch", "--workspace", WS,
-	                        "--api-base", API,     "--git-base",  GITBASE};
-	size_t n = 8;
-	const char *a;
-	va_list ap;
-	char *out = NULL;
-	int rc;
-
-	va_start(ap, err);
-	while ((a = va_arg(ap, const char *)) != NULL && n < 30)
-		argv[n++] = a;
-	va_end(ap);
-	argv[n] = NULL;
-	rc = cgt_runv(&out, err, argv);
-	assert_string_equal(out, "");
-	free(out);
-	return rc;
-}
+#define fetch(err, ...) cgt_fetch(WS, API, GITBASE, err, __VA_ARGS__)
 
 static char *
 cache_path(const char *rel)

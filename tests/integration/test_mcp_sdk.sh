@@ -14,17 +14,11 @@ set -euo pipefail
 
 : "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
 : "${CG_SRC:?CG_SRC must name the source tree}"
-# shellcheck source=tests/integration/serve.sh
-source "$CG_SRC/tests/integration/serve.sh"
+# shellcheck source=tests/integration/prelude.sh
+source "$CG_SRC/tests/integration/prelude.sh"
 mcp_dir="$CG_SRC/tests/mcp"
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-command -v node >/dev/null ||
-	fail "node is not installed: run scripts/install-deps"
+need_node
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 [ "$node_major" -ge 18 ] ||
 	fail "node $(node --version) is too old (need >= 18)"
@@ -33,15 +27,7 @@ node_major=$(node -p 'process.versions.node.split(".")[0]')
 		"scripts/install-deps (it runs npm ci there; needs the npm" \
 		"registry)"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cg-mcp-sdk.XXXXXX")
-pid=""
-cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+test_tmp mcp-sdk
 
 ws="$tmp/acme"
 # shellcheck source=../mcp/workspace.sh
@@ -61,14 +47,4 @@ echo "server: $url (node $(node --version))"
 rc=0
 (cd "$mcp_dir" && node client.mjs "$url") || rc=$?
 
-kill -TERM "$pid"
-status=0
-wait "$pid" || status=$?
-pid=""
-if [ "$rc" -ne 0 ] || [ "$status" -ne 0 ]; then
-	echo "--- server stderr" >&2
-	cat "$tmp/serve.err" >&2
-fi
-[ "$rc" -eq 0 ] || fail "the SDK client failed (exit $rc)"
-[ "$status" -eq 0 ] || fail "corpus-gw serve exited $status on SIGTERM"
-echo "PASS"
+serve_finish "$rc" "the SDK client"

@@ -35,7 +35,6 @@
 #include "cghostile_node.h"
 #include "cgproc.h"
 #include "cgtest.h"
-#include "common/cg_buf.h"
 #include "common/cg_fs.h"
 #include "common/cg_json.h"
 #include "proto/limits.h"
@@ -55,13 +54,9 @@
 
 static struct {
 	char *tmp;
-	char *ws;
-	char *cache;
 	char *cache_cli;
-	char *log;
 	char *cfg;
-	char *url;
-	cgt_proc *node;
+	cgt_honest real; /* the real node beside the hostile one */
 } fx;
 
 /* Waits until the real node answers a search with hits: "listening"
@@ -70,7 +65,7 @@ static struct {
 static void
 wait_indexed(void)
 {
-	nng_socket s = cgt_client(fx.url, 5000);
+	nng_socket s = cgt_client(fx.real.url, 5000);
 	int64_t deadline = cgt_now_ms() + 60000LL * cgt_slowdown();
 	bool found = false;
 
@@ -92,23 +87,10 @@ setup(void **state)
 {
 	(void)state;
 	fx.tmp = cgt_tmpdir("nodebounds");
-	fx.ws = cg_path_join(fx.tmp, "acme");
-	fx.cache = cg_path_join(fx.tmp, "cache");
 	fx.cache_cli = cg_path_join(fx.tmp, "cache-cli");
-	fx.log = cg_path_join(fx.tmp, "nodes.log");
 	fx.cfg = cg_path_join(fx.tmp, "gateway.yaml");
-	for (int i = 0; i < 30; i++) {
-		char rel[64];
-
-		(void)snprintf(rel, sizeof(rel),
-		               ".guild/wiki/concepts/q%02d.md", i);
-		cgt_page(fx.ws, rel, "type: concept\nconfidence: high",
-		         "# Quokka Notes\n\nThe quokka smiles at every "
-		         "visitor.\n");
-	}
-	fx.node = cgt_node_start(fx.ws, fx.cache, fx.log, &fx.url, "--source",
-	                         "root", "--name", "acme/root", "--listen",
-	                         "tcp://127.0.0.1:0", NULL);
+	cgt_honest_start(&fx.real, fx.tmp, 30,
+	                 "type: concept\nconfidence: high");
 	wait_indexed();
 	return 0;
 }
@@ -117,17 +99,11 @@ static int
 teardown(void **state)
 {
 	(void)state;
-	if (fx.node != NULL)
-		cgt_node_stop(fx.node, 10000 * cgt_slowdown());
-	cgt_proc_free(fx.node);
+	cgt_honest_stop(&fx.real);
 	cgt_rm(fx.tmp);
 	free(fx.tmp);
-	free(fx.ws);
-	free(fx.cache);
 	free(fx.cache_cli);
-	free(fx.log);
 	free(fx.cfg);
-	free(fx.url);
 	return 0;
 }
 
@@ -135,18 +111,8 @@ teardown(void **state)
 static void
 write_config(const char *evil_url)
 {
-	cg_buf b;
-
-	cg_buf_init(&b, 1 << 16);
-	(void)cg_buf_printf(&b,
-	                    "deadline_ms: %d\nnodes:\n"
-	                    "  - name: acme/root\n    url: \"%s\"\n"
-	                    "    workspace: acme\n    sources: [root]\n"
-	                    "  - name: acme/evil\n    url: \"%s\"\n"
-	                    "    workspace: acme\n    sources: [evil]\n",
-	                    DEADLINE_MS * cgt_slowdown(), fx.url, evil_url);
-	cgt_write(fx.tmp, "gateway.yaml", cg_buf_str(&b));
-	cg_buf_fini(&b);
+	cgt_hostile_config(fx.tmp, &fx.real, evil_url, "evil",
+	                   DEADLINE_MS * cgt_slowdown());
 }
 
 /* The evidence entry of node name in ans (borrowed), or NULL. */
@@ -311,7 +277,7 @@ test_trickle_exit(void **state)
 	assert_non_null(d);
 	write_config(cgd_url(d));
 	for (int i = 0; i < TRICKLE_RUNS; i++) {
-		cgt_proc *p = cgt_spawnv(fx.log, argv);
+		cgt_proc *p = cgt_spawnv(fx.real.log, argv);
 		int rc = cgt_proc_wait(p, QUERY_BOUND_MS * cgt_slowdown());
 
 		if (rc < 0) {
@@ -337,9 +303,10 @@ test_node_stop_mid_request(void **state)
 	(void)state;
 	for (int i = 0; i < STOP_RUNS; i++) {
 		char *url = NULL;
-		cgt_proc *node = cgt_node_start(
-		    fx.ws, cache, fx.log, &url, "--source", "root", "--name",
-		    "acme/root", "--listen", "tcp://127.0.0.1:0", NULL);
+		cgt_proc *node =
+		    cgt_node_start(fx.real.ws, cache, fx.real.log, &url,
+		                   "--source", "root", "--name", "acme/root",
+		                   "--listen", "tcp://127.0.0.1:0", NULL);
 		cgd_dribble *d = cgd_client_start(url);
 		int64_t until = cgt_now_ms() + 10000LL * cgt_slowdown();
 		int rc;
@@ -394,7 +361,7 @@ assert_refused(const json_t *reply, const char *words)
 static void
 test_peek_and_claims_capped(void **state)
 {
-	nng_socket s = cgt_client(fx.url, 10000);
+	nng_socket s = cgt_client(fx.real.url, 10000);
 	json_t *item = json_pack("{s:s, s:s}", "source", "root", "path",
 	                         "concepts/q01.md");
 	json_t *key = json_string("concept|quokka notes");

@@ -39,51 +39,6 @@
 #define NPAGES   60
 #define NCLIENTS 8
 
-struct fx {
-	char *dir;
-	char *ws;
-	char *cache;
-	char *log;
-};
-
-static char *
-sub(const char *dir, const char *rel)
-{
-	char *p = NULL;
-
-	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
-	return p;
-}
-
-static int
-setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	f->dir = cgt_tmpdir("pool");
-	f->ws = sub(f->dir, "ws");
-	f->cache = sub(f->dir, "cache");
-	f->log = sub(f->dir, "node.log");
-	assert_int_equal(mkdir(f->ws, 0755), 0);
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct fx *f = *state;
-
-	cgt_rm(f->dir);
-	free(f->dir);
-	free(f->ws);
-	free(f->cache);
-	free(f->log);
-	free(f);
-	return 0;
-}
-
 /* NPAGES pages: every third mentions "lighthouse", every fifth "harbor",
  * each its own "uniqueN", links between neighbours; one sub-guild. */
 static void
@@ -351,7 +306,7 @@ sync_node(const char *url)
 }
 
 static cgt_proc *
-start(struct fx *f, const char *cache, const char *workers, char **url)
+start(cgt_nodefx *f, const char *cache, const char *workers, char **url)
 {
 	return cgt_node_start(f->ws, cache, f->log, url, "--listen",
 	                      "tcp://127.0.0.1:0", "--workers", workers,
@@ -363,8 +318,8 @@ start(struct fx *f, const char *cache, const char *workers, char **url)
 static void
 test_same_answers_as_one_worker(void **state)
 {
-	struct fx *f = *state;
-	char *cache1 = sub(f->dir, "cache1");
+	cgt_nodefx *f = *state;
+	char *cache1 = cgt_path(f->dir, "cache1");
 	char *url1 = NULL;
 	char *url4 = NULL;
 	json_t *want[NREQ];
@@ -419,10 +374,10 @@ static const char page_b[] =
 /* Writes state (a or b) to a staging folder the scan skips, then renames
  * it over the page: each sync sees one state or the other. */
 static void
-flip(struct fx *f, bool a)
+flip(cgt_nodefx *f, bool a)
 {
-	char *dst = sub(f->ws, WIKI "concepts/page-40.md");
-	char *tmp = sub(f->ws, WIKI "_stage/page-40.md");
+	char *dst = cgt_path(f->ws, WIKI "concepts/page-40.md");
+	char *tmp = cgt_path(f->ws, WIKI "_stage/page-40.md");
 
 	cgt_write(f->ws, WIKI "_stage/page-40.md", a ? page_a : page_b);
 	assert_int_equal(rename(tmp, dst), 0);
@@ -433,7 +388,7 @@ flip(struct fx *f, bool a)
 static void
 test_parallel_during_reindex(void **state)
 {
-	struct fx *f = *state;
+	cgt_nodefx *f = *state;
 	char *url = NULL;
 	json_t *want_a[NQ];
 	json_t *want_b[NQ];
@@ -518,7 +473,7 @@ drain_main(void *arg)
 static void
 test_stop_with_requests_in_flight(void **state)
 {
-	struct fx *f = *state;
+	cgt_nodefx *f = *state;
 	char *url = NULL;
 	pthread_t th[NCLIENTS];
 	struct drain d = {0};
@@ -549,7 +504,7 @@ test_stop_with_requests_in_flight(void **state)
 static void
 test_rebuild_follows_newer_generation(void **state)
 {
-	struct fx *f = *state;
+	cgt_nodefx *f = *state;
 	cg_source src = {0};
 	cg_index_opts o = {f->cache, &src, 0};
 	cg_index *a = NULL;
@@ -557,7 +512,7 @@ test_rebuild_follows_newer_generation(void **state)
 	cg_sync_stats st;
 	struct stat before;
 	struct stat after;
-	char *wiki = sub(f->ws, ".guild/wiki");
+	char *wiki = cgt_path(f->ws, ".guild/wiki");
 	char *gen2 = NULL;
 	cg_err err;
 
@@ -590,13 +545,17 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(
-	        test_rebuild_follows_newer_generation, setup, teardown),
+	        test_rebuild_follows_newer_generation, cgt_nodefx_setup,
+	        cgt_nodefx_teardown),
 	    cmocka_unit_test_setup_teardown(test_same_answers_as_one_worker,
-	                                    setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_parallel_during_reindex, setup,
-	                                    teardown),
+	                                    cgt_nodefx_setup,
+	                                    cgt_nodefx_teardown),
+	    cmocka_unit_test_setup_teardown(test_parallel_during_reindex,
+	                                    cgt_nodefx_setup,
+	                                    cgt_nodefx_teardown),
 	    cmocka_unit_test_setup_teardown(test_stop_with_requests_in_flight,
-	                                    setup, teardown),
+	                                    cgt_nodefx_setup,
+	                                    cgt_nodefx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

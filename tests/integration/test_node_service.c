@@ -23,54 +23,6 @@
 
 #define WIKI ".guild/wiki/"
 
-/* Per-test temporary tree: the workspace, the cache, the node's log. */
-struct fx {
-	char *dir;   /* parent of everything below */
-	char *ws;    /* workspace root */
-	char *cache; /* index cache */
-	char *log;   /* node stderr */
-};
-
-static char *
-sub(const char *dir, const char *rel)
-{
-	size_t n = strlen(dir) + strlen(rel) + 2;
-	char *p = malloc(n);
-
-	assert_non_null(p);
-	(void)snprintf(p, n, "%s/%s", dir, rel);
-	return p;
-}
-
-static int
-setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-
-	assert_non_null(f);
-	f->dir = cgt_tmpdir("node");
-	f->ws = sub(f->dir, "ws");
-	f->cache = sub(f->dir, "cache");
-	f->log = sub(f->dir, "node.log");
-	assert_int_equal(mkdir(f->ws, 0755), 0);
-	*state = f;
-	return 0;
-}
-
-static int
-teardown(void **state)
-{
-	struct fx *f = *state;
-
-	cgt_rm(f->dir);
-	free(f->dir);
-	free(f->ws);
-	free(f->cache);
-	free(f->log);
-	free(f);
-	return 0;
-}
-
 /* 40 root pages sharing "lighthouse", each with its own "uniqueN"; a
  * sub-guild "api" with one page; two pages making one claim; one binary
  * file (an indexing problem). */
@@ -306,9 +258,9 @@ check_tools(nng_socket s)
 static void
 test_ops_over_ipc(void **state)
 {
-	struct fx *f = *state;
-	char *sock_path = sub(f->dir, "n.ipc");
-	char *want = sub("ipc:/", sock_path);
+	cgt_nodefx *f = *state;
+	char *sock_path = cgt_path(f->dir, "n.ipc");
+	char *want = cgt_path("ipc:/", sock_path);
 	char *url = NULL;
 	cgt_proc *p;
 	nng_socket s;
@@ -335,7 +287,7 @@ test_ops_over_ipc(void **state)
 static void
 test_ops_over_tcp_port0(void **state)
 {
-	struct fx *f = *state;
+	cgt_nodefx *f = *state;
 	char *url = NULL;
 	cgt_proc *p;
 	nng_socket s;
@@ -372,7 +324,7 @@ test_grep_deadline(void **state)
 	static const char free_[] =
 	    "{\"v\":1,\"id\":8,\"op\":\"grep\","
 	    "\"args\":{\"pattern\":\"keeper\",\"fixed\":true}}";
-	struct fx *f = *state;
+	cgt_nodefx *f = *state;
 	const json_t *res;
 	char *url = NULL;
 	cgt_proc *p;
@@ -415,10 +367,10 @@ test_grep_deadline(void **state)
 static void
 test_default_listen(void **state)
 {
-	struct fx *f = *state;
+	cgt_nodefx *f = *state;
 	char *url = NULL;
-	char *want = sub("ipc:/", f->cache);
-	char *want_full = sub(want, "my_node_.ipc");
+	char *want = cgt_path("ipc:/", f->cache);
+	char *want_full = cgt_path(want, "my_node_.ipc");
 	cgt_proc *p;
 	nng_socket s;
 	json_t *args;
@@ -446,7 +398,7 @@ test_default_listen(void **state)
 /* Runs the node expecting it to refuse to start with exit code want and
  * a message containing needle on stderr. */
 static void
-refused(struct fx *f, int want, const char *needle, const char *const *args)
+refused(cgt_nodefx *f, int want, const char *needle, const char *const *args)
 {
 	const char *argv[16] = {"corpus-gw", "node"};
 	size_t n = 2;
@@ -472,9 +424,9 @@ refused(struct fx *f, int want, const char *needle, const char *const *args)
 static void
 test_bad_invocations(void **state)
 {
-	struct fx *f = *state;
-	char *empty = sub(f->dir, "empty");
-	char *missing = sub(f->dir, "missing");
+	cgt_nodefx *f = *state;
+	char *empty = cgt_path(f->dir, "empty");
+	char *missing = cgt_path(f->dir, "missing");
 
 	assert_int_equal(mkdir(empty, 0755), 0);
 	small_workspace(f->ws);
@@ -627,7 +579,7 @@ path_of(char *out, size_t n, const char *ws, const char *rel)
 static void
 test_live_changes(void **state)
 {
-	struct fx *f = *state;
+	cgt_nodefx *f = *state;
 	char *url = NULL;
 	char a[4096];
 	char b[4096];
@@ -719,7 +671,7 @@ log_has(const char *path, const char *needle)
 static void
 test_reconcile_runs(void **state)
 {
-	struct fx *f = *state;
+	cgt_nodefx *f = *state;
 	char *url = NULL;
 	int64_t deadline;
 	cgt_proc *p;
@@ -874,7 +826,7 @@ test_garbage(void **state)
 {
 	static const char abc[] =
 	    "{\"v\":1,\"id\":\"abc\",\"op\":\"problems\"}";
-	struct fx *f = *state;
+	cgt_nodefx *f = *state;
 	char *url = NULL;
 	cgt_proc *p;
 	nng_socket s;
@@ -985,7 +937,7 @@ wal_size(const char *cache)
  * start sync had not finished; returns whether the index was still
  * unpublished (no CURRENT) at that moment. */
 static bool
-kill_when(struct fx *f, bool (*ready)(const char *cache))
+kill_when(cgt_nodefx *f, bool (*ready)(const char *cache))
 {
 	char *url = NULL;
 	int64_t deadline;
@@ -1036,7 +988,7 @@ df_of(nng_socket s, const char *word)
 /* Restarts the node and waits until every page holds word; replies must
  * keep coming promptly while the node indexes. */
 static void
-restart_and_check(struct fx *f, const char *word)
+restart_and_check(cgt_nodefx *f, const char *word)
 {
 	char *url = NULL;
 	/* A safety net, not a measurement: a loaded machine under ASan
@@ -1093,7 +1045,7 @@ restart_and_check(struct fx *f, const char *word)
 static void
 test_sigkill_while_indexing(void **state)
 {
-	struct fx *f = *state;
+	cgt_nodefx *f = *state;
 	int64_t t0 = cgt_now_ms();
 
 	big_workspace(f->ws, "first");
@@ -1115,21 +1067,25 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_ops_over_ipc, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_ops_over_tcp_port0, setup,
-	                                    teardown),
-	    cmocka_unit_test_setup_teardown(test_grep_deadline, setup,
-	                                    teardown),
-	    cmocka_unit_test_setup_teardown(test_default_listen, setup,
-	                                    teardown),
-	    cmocka_unit_test_setup_teardown(test_bad_invocations, setup,
-	                                    teardown),
-	    cmocka_unit_test_setup_teardown(test_live_changes, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_reconcile_runs, setup,
-	                                    teardown),
-	    cmocka_unit_test_setup_teardown(test_garbage, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_sigkill_while_indexing, setup,
-	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_ops_over_ipc, cgt_nodefx_setup,
+	                                    cgt_nodefx_teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_ops_over_tcp_port0, cgt_nodefx_setup, cgt_nodefx_teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_grep_deadline, cgt_nodefx_setup, cgt_nodefx_teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_default_listen, cgt_nodefx_setup, cgt_nodefx_teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_bad_invocations, cgt_nodefx_setup, cgt_nodefx_teardown),
+	    cmocka_unit_test_setup_teardown(test_live_changes, cgt_nodefx_setup,
+	                                    cgt_nodefx_teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_reconcile_runs, cgt_nodefx_setup, cgt_nodefx_teardown),
+	    cmocka_unit_test_setup_teardown(test_garbage, cgt_nodefx_setup,
+	                                    cgt_nodefx_teardown),
+	    cmocka_unit_test_setup_teardown(test_sigkill_while_indexing,
+	                                    cgt_nodefx_setup,
+	                                    cgt_nodefx_teardown),
 	};
 
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,13 +108,7 @@ write_hostile(void)
 static int
 setup(void **state)
 {
-	const char *slash;
-
-	ws = cgt_tmpdir("pages");
-	cache = cgt_tmpdir("pages-cache");
-	outside = cgt_tmpdir("pages-outside");
-	slash = strrchr(ws, '/');
-	wsname = strdup(slash + 1);
+	cgt_escape_new("pages", &ws, &cache, &outside, &wsname);
 	write_pages();
 	write_hostile();
 	return 0;
@@ -123,13 +117,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	cgt_rm(ws);
-	cgt_rm(cache);
-	cgt_rm(outside);
-	free(ws);
-	free(cache);
-	free(outside);
-	free(wsname);
+	cgt_escape_free(ws, cache, outside, wsname);
 	return 0;
 }
 

@@ -11,38 +11,14 @@ set -euo pipefail
 
 : "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
 : "${CG_SRC:?CG_SRC must name the source tree}"
-# shellcheck source=tests/integration/serve.sh
-source "$CG_SRC/tests/integration/serve.sh"
+# shellcheck source=tests/integration/prelude.sh
+source "$CG_SRC/tests/integration/prelude.sh"
+# shellcheck source=tests/integration/alpha_beta.sh
+source "$CG_SRC/tests/integration/alpha_beta.sh"
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
+test_tmp receipt
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cg-receipt.XXXXXX")
-pid=""
-cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-for w in alpha beta; do
-	mkdir -p "$tmp/$w/.guild/wiki/concepts"
-	printf -- '---\ntype: concept\ntitle: Quince in %s\n---\n# Quince in %s\n\nThe quince of %s.\n' \
-		"$w" "$w" "$w" >"$tmp/$w/.guild/wiki/concepts/quince.md"
-done
-cat >"$tmp/gw.yaml" <<EOF
-listen: http://127.0.0.1:0
-cache: $tmp/cache
-workspaces:
-  - name: alpha
-    path: $tmp/alpha
-  - name: beta
-    path: $tmp/beta
-EOF
+alpha_beta "$tmp" quince Quince quince
 
 # expect WHAT JQ-FILTER WANT: the filter's output (compact) must be WANT.
 expect() {
@@ -80,14 +56,7 @@ check() {
 
 check --config "$tmp/gw.yaml"
 
-"$CG_BIN" serve --config "$tmp/gw.yaml" >"$tmp/serve.out" 2>"$tmp/serve.err" &
-pid=$!
-url=$(serve_url "$tmp/serve.out" listening "$pid") || url=""
-[ -n "$url" ] || fail "serve printed no listening line: $(cat "$tmp/serve.err")"
-serve_ready "$url" || fail "/readyz never answered 200"
+serve_config "$tmp/gw.yaml"
 check --gateway "$url"
-
-kill -TERM "$pid"
-wait "$pid" || fail "serve exited $? on SIGTERM"
-pid=""
+serve_stop
 echo "PASS"

@@ -119,13 +119,7 @@ write_hostile(void)
 static int
 setup(void **state)
 {
-	const char *slash;
-
-	ws = cgt_tmpdir("walk");
-	cache = cgt_tmpdir("walk-cache");
-	outside = cgt_tmpdir("walk-outside");
-	slash = strrchr(ws, '/');
-	wsname = strdup(slash ? slash + 1 : ws);
+	cgt_escape_new("walk", &ws, &cache, &outside, &wsname);
 	cgt_write(ws, "billing/.git/HEAD", "ref: refs/heads/main\n");
 	cgt_write(ws, "search/.git/HEAD", "ref: refs/heads/main\n");
 	for (size_t i = 0; i < NPAGES; i++)
@@ -141,13 +135,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	cgt_rm(ws);
-	cgt_rm(cache);
-	cgt_rm(outside);
-	free(ws);
-	free(cache);
-	free(outside);
-	free(wsname);
+	cgt_escape_free(ws, cache, outside, wsname);
 	return 0;
 }
 

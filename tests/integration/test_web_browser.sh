@@ -22,17 +22,11 @@ set -euo pipefail
 
 : "${CG_BIN:?CG_BIN must name the corpus-gw binary}"
 : "${CG_SRC:?CG_SRC must name the source tree}"
-# shellcheck source=tests/integration/serve.sh
-source "$CG_SRC/tests/integration/serve.sh"
+# shellcheck source=tests/integration/prelude.sh
+source "$CG_SRC/tests/integration/prelude.sh"
 dir="$CG_SRC/tests/browser"
 
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-command -v node >/dev/null ||
-	fail "node is not installed: run scripts/install-deps"
+need_node
 chromium=${CG_CHROMIUM:-$(command -v chromium || true)}
 [ -n "$chromium" ] ||
 	fail "chromium is not installed: run scripts/install-deps"
@@ -41,15 +35,7 @@ chromium=${CG_CHROMIUM:-$(command -v chromium || true)}
 		"scripts/install-deps (it runs npm ci there; needs the npm" \
 		"registry)"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cg-web.XXXXXX")
-pid=""
-cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+test_tmp web
 
 page() { # page WS FILE FRONTMATTER BODY
 	mkdir -p "$(dirname "$1/$2")"
@@ -163,14 +149,4 @@ fi
 rc=0
 (cd "$dir" && CG_CHROMIUM="$chromium" node web.mjs "$url") || rc=$?
 
-kill -TERM "$pid"
-status=0
-wait "$pid" || status=$?
-pid=""
-if [ "$rc" -ne 0 ] || [ "$status" -ne 0 ]; then
-	echo "--- server stderr" >&2
-	cat "$tmp/serve.err" >&2
-fi
-[ "$rc" -eq 0 ] || fail "the browser test failed (exit $rc)"
-[ "$status" -eq 0 ] || fail "corpus-gw serve exited $status on SIGTERM"
-echo "PASS"
+serve_finish "$rc" "the browser test"

@@ -268,3 +268,58 @@ cgt_hostile_stop(cgt_hostile *h)
 	}
 	free(h);
 }
+
+void
+cgt_honest_start(cgt_honest *h, const char *tmp, int npages, const char *fm)
+{
+	memset(h, 0, sizeof(*h));
+	h->ws = cgt_path(tmp, "acme");
+	h->cache = cgt_path(tmp, "cache");
+	h->log = cgt_path(tmp, "node.log");
+	for (int i = 0; i < npages; i++) {
+		char rel[64];
+
+		(void)snprintf(rel, sizeof(rel),
+		               ".guild/wiki/concepts/q%02d.md", i);
+		cgt_page(h->ws, rel, fm,
+		         "# Quokka Notes\n\nThe quokka smiles at every "
+		         "visitor.\n");
+	}
+	h->node = cgt_node_start(h->ws, h->cache, h->log, &h->url, "--source",
+	                         "root", "--name", "acme/root", "--listen",
+	                         "tcp://127.0.0.1:0", NULL);
+}
+
+void
+cgt_honest_stop(cgt_honest *h)
+{
+	if (h->node != NULL)
+		cgt_node_stop(h->node, 10000 * cgt_slowdown());
+	cgt_proc_free(h->node);
+	h->node = NULL;
+	free(h->ws);
+	free(h->cache);
+	free(h->log);
+	free(h->url);
+	memset(h, 0, sizeof(*h));
+}
+
+void
+cgt_hostile_config(const char *tmp, const cgt_honest *real,
+                   const char *evil_url, const char *name, int deadline_ms)
+{
+	cg_buf b;
+
+	cg_buf_init(&b, 1 << 16);
+	if (deadline_ms > 0)
+		(void)cg_buf_printf(&b, "deadline_ms: %d\n", deadline_ms);
+	(void)cg_buf_printf(&b,
+	                    "nodes:\n"
+	                    "  - name: acme/root\n    url: \"%s\"\n"
+	                    "    workspace: acme\n    sources: [root]\n"
+	                    "  - name: acme/%s\n    url: \"%s\"\n"
+	                    "    workspace: acme\n    sources: [%s]\n",
+	                    real->url, name, evil_url, name);
+	cgt_write(tmp, "gateway.yaml", cg_buf_str(&b));
+	cg_buf_fini(&b);
+}

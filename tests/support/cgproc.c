@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "cgproc.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -200,6 +201,34 @@ cgt_node_stop(cgt_proc *p, int timeout_ms)
 {
 	cgt_proc_kill(p, SIGTERM);
 	assert_int_equal(cgt_proc_wait(p, timeout_ms), 0);
+}
+
+int
+cgt_nodefx_setup(void **state)
+{
+	cgt_nodefx *f = calloc(1, sizeof(*f));
+	char *dir = cgt_tmpdir("node");
+
+	assert_non_null(f);
+	assert_true(strlen(dir) < sizeof(f->dir));
+	(void)snprintf(f->dir, sizeof(f->dir), "%s", dir);
+	free(dir);
+	(void)snprintf(f->ws, sizeof(f->ws), "%s/ws", f->dir);
+	(void)snprintf(f->cache, sizeof(f->cache), "%s/cache", f->dir);
+	(void)snprintf(f->log, sizeof(f->log), "%s/node.log", f->dir);
+	assert_int_equal(mkdir(f->ws, 0755), 0);
+	*state = f;
+	return 0;
+}
+
+int
+cgt_nodefx_teardown(void **state)
+{
+	cgt_nodefx *f = *state;
+
+	cgt_rm(f->dir);
+	free(f);
+	return 0;
 }
 
 nng_socket

@@ -2,8 +2,9 @@
  * cgproc.h - test helpers for long-running children and the node service:
  * start the real corpus-gw binary ($CG_BIN) in the background, read its
  * first stdout line with a deadline, signal it, wait for it with a
- * deadline; and a REQ client that talks the node wire protocol with a
- * receive timeout, so no test can hang.  Include after cgtest.h.
+ * deadline; a node test's temporary tree (workspace, cache, log); and a
+ * REQ client that talks the node wire protocol with a receive timeout, so
+ * no test can hang.  Include after cgtest.h.
  */
 #ifndef CG_PROC_H
 #define CG_PROC_H
@@ -59,6 +60,23 @@ cgt_proc *cgt_node_start(const char *ws, const char *cache,
 
 /* SIGTERM, then asserts a clean exit (code 0) within timeout_ms. */
 void cgt_node_stop(cgt_proc *p, int timeout_ms);
+
+/* A node test's temporary tree: dir (a new cgt_tmpdir) holding ws (made,
+ * empty), cache (not made: the node makes it) and log (the node's stderr,
+ * for cgt_node_start). */
+typedef struct cgt_nodefx {
+	char dir[1024];   /* parent of everything below */
+	char ws[1100];    /* workspace root */
+	char cache[1100]; /* index cache */
+	char log[1100];   /* node stderr */
+} cgt_nodefx;
+
+/* cmocka setup: *state gets a new tree under a new temporary directory;
+ * fails the test when it cannot. */
+int cgt_nodefx_setup(void **state);
+
+/* cmocka teardown: removes the whole tree of *state and frees it. */
+int cgt_nodefx_teardown(void **state);
 
 /* A REQ socket dialed (in the background) to url: receive and send
  * timeouts of timeout_ms, a 64 MiB receive limit, resend disabled so a

@@ -51,6 +51,63 @@ cgt_write_bytes(const char *dir, const char *rel, const void *p, size_t n)
 	free(path);
 }
 
+char *
+cgt_path(const char *dir, const char *rel)
+{
+	char *p = NULL;
+
+	assert_true(asprintf(&p, "%s/%s", dir, rel) > 0);
+	return p;
+}
+
+void
+cgt_tree(const char *tag, char **t, char **ws, char **cache)
+{
+	*t = cgt_tmpdir(tag);
+	*ws = cgt_path(*t, "ws");
+	*cache = cgt_path(*t, "cache");
+}
+
+void
+cgt_tree_free(char *t, char *ws, char *cache)
+{
+	cgt_rm(t);
+	free(t);
+	free(ws);
+	free(cache);
+}
+
+void
+cgt_escape_new(const char *tag, char **ws, char **cache, char **outside,
+               char **wsname)
+{
+	char *t = NULL;
+
+	*ws = cgt_tmpdir(tag);
+	assert_true(asprintf(&t, "%s-cache", tag) > 0);
+	*cache = cgt_tmpdir(t);
+	free(t);
+	assert_true(asprintf(&t, "%s-outside", tag) > 0);
+	*outside = cgt_tmpdir(t);
+	free(t);
+	if (wsname != NULL) {
+		*wsname = strdup(strrchr(*ws, '/') + 1);
+		assert_non_null(*wsname);
+	}
+}
+
+void
+cgt_escape_free(char *ws, char *cache, char *outside, char *wsname)
+{
+	cgt_rm(ws);
+	cgt_rm(cache);
+	cgt_rm(outside);
+	free(ws);
+	free(cache);
+	free(outside);
+	free(wsname);
+}
+
 void
 cgt_write(const char *dir, const char *rel, const char *content)
 {
@@ -220,6 +277,38 @@ cgt_run(char **out, char **err, const char *arg, ...)
 	va_end(ap);
 	argv[n] = NULL;
 	return cgt_runv(out, err, argv);
+}
+
+int
+cgt_fetchv(const char *ws, const char *api, const char *git, char **err,
+           va_list ap)
+{
+	const char *argv[32] = {"corpus-gw",  "fetch", "--workspace", ws,
+	                        "--api-base", api,     "--git-base",  git};
+	size_t n = 8;
+	const char *a;
+	char *out = NULL;
+	int rc;
+
+	while ((a = va_arg(ap, const char *)) != NULL && n < 30)
+		argv[n++] = a;
+	argv[n] = NULL;
+	rc = cgt_runv(&out, err, argv);
+	assert_string_equal(out, ""); /* nothing on stdout, ever */
+	free(out);
+	return rc;
+}
+
+int
+cgt_fetch(const char *ws, const char *api, const char *git, char **err, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, err);
+	rc = cgt_fetchv(ws, api, git, err, ap);
+	va_end(ap);
+	return rc;
 }
 
 json_t *

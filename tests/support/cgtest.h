@@ -17,6 +17,25 @@
 /* A new empty directory under $TMPDIR (or /tmp); malloc'd path. */
 char *cgt_tmpdir(const char *tag);
 
+/* A test's temporary tree: *t gets a new cgt_tmpdir(tag), *ws t/ws and
+ * *cache t/cache (neither made); all malloc'd.  cgt_tree_free removes t
+ * and frees the three. */
+void cgt_tree(const char *tag, char **t, char **ws, char **cache);
+void cgt_tree_free(char *t, char *ws, char *cache);
+
+/* The trees of a test of paths that must stay inside a workspace: *ws,
+ * *cache and *outside (a place no answer may reach) are new
+ * cgt_tmpdir(tag), (tag-cache) and (tag-outside); *wsname, unless wsname
+ * is NULL, the workspace's name (the last component of *ws).  All
+ * malloc'd; cgt_escape_free removes the three trees and frees all four
+ * (wsname may be NULL). */
+void cgt_escape_new(const char *tag, char **ws, char **cache, char **outside,
+                    char **wsname);
+void cgt_escape_free(char *ws, char *cache, char *outside, char *wsname);
+
+/* dir/rel (malloc'd); fails the test when out of memory. */
+char *cgt_path(const char *dir, const char *rel);
+
 /* Writes content to dir/rel, creating parent folders. */
 void cgt_write(const char *dir, const char *rel, const char *content);
 void cgt_write_bytes(const char *dir, const char *rel, const void *p, size_t n);
@@ -47,6 +66,15 @@ void cgt_page(const char *dir, const char *rel, const char *fm,
  * stderr (malloc'd, may pass NULL) and returns the exit status. */
 int cgt_run(char **out, char **err, const char *arg, ...);
 int cgt_runv(char **out, char **err, const char *const *argv);
+
+/* Runs `corpus-gw fetch --workspace ws --api-base api --git-base git
+ * EXTRA...` (NULL-ended) and returns its exit status; stderr into *err
+ * (malloc'd, may pass NULL).  Fails the test when it prints anything on
+ * stdout: fetch never does. */
+int cgt_fetch(const char *ws, const char *api, const char *git, char **err,
+              ...);
+int cgt_fetchv(const char *ws, const char *api, const char *git, char **err,
+               va_list ap);
 
 /* Runs `corpus-gw query --json --workspace ws --cache cache ARGS...` and
  * returns the parsed answer (fails the test when the exit code is not 0
