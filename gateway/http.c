@@ -1084,8 +1084,10 @@ start_limits(cg_http *h)
 
 /* The HTTP pool's threads: one per online CPU, bounded (http.h).  No
  * tool call runs on them (tool_pool.h), so each request they run is
- * short; the one route left that asks the nodes is /metrics (a status
- * round, bounded by the round deadline), which the brief keeps here. */
+ * short, but at least 4 still: /metrics asks the nodes for their status
+ * on its thread (up to the round deadline), and on a 2-core machine
+ * shared with other processes 2 threads answered /healthz later than 4
+ * while greps ran (BENCHMARKS.md, the tool pool). */
 static unsigned
 http_threads(void)
 {

@@ -67,7 +67,7 @@
 #define CG_HTTP_HEADER_TIMEOUT_S 3  /* a new connection's first headers */
 #define CG_HTTP_TIMEOUT_S        10
 #define CG_HTTP_TIMEOUT_ENV      "CORPUS_GW_HTTP_TIMEOUT" /* 1-3600 seconds */
-#define CG_HTTP_THREADS_MIN      2  /* the HTTP pool: the online CPUs, */
+#define CG_HTTP_THREADS_MIN      4  /* the HTTP pool: the online CPUs, */
 #define CG_HTTP_THREADS_MAX      16 /* bounded */
 #define CG_HTTP_MEMORY_LIMIT     ((size_t)64 * 1024) /* per connection: headers */
 

@@ -23,8 +23,11 @@
  *   (2) and wait (1) and refuses the rest: the lane has one worker more
  *   than the gate holds, so a grep the gate refuses is refused at once,
  *   never after the running greps, and greps never take a tool worker.
- * The nice values (per thread on Linux) make a loaded machine serve the
- * HTTP threads first, then tool calls, then greps.
+ * Greps run at a lower priority (nice, per thread on Linux), so that a
+ * loaded machine serves the HTTP threads and the other tool calls first.
+ * The other tool calls keep the priority they had on the HTTP threads
+ * (nice 0): they mostly wait for nodes, and at nice 5 a search starved
+ * on a machine shared with other processes (BENCHMARKS.md, the tool pool).
  *
  * A listener's jobs are counted in its cg_tool_client, so that a listener
  * that stops waits for its own jobs (their connections must be resumed
@@ -51,7 +54,7 @@ enum cg_tool_lane {
 
 #define CG_TOOL_POOL_WORKERS      16 /* the tools lane */
 #define CG_TOOL_POOL_QUEUE        64 /* tool calls waiting for a worker */
-#define CG_TOOL_POOL_NICE         5  /* added to each worker's niceness */
+#define CG_TOOL_POOL_NICE         0  /* added to each worker's niceness */
 #define CG_TOOL_POOL_GREP_WORKERS 4  /* the gate's 2 + 1, one for refusals */
 #define CG_TOOL_POOL_GREP_QUEUE   32 /* greps waiting for a worker */
 #define CG_TOOL_POOL_GREP_NICE    10

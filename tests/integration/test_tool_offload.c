@@ -19,7 +19,7 @@
  *   status for its source list first, and a slow node busy with another
  *   search answers it only after that one.)
  *   Before the tool pool a search ran on its HTTP thread, so this failed
- *   wherever the HTTP threads (one per CPU, at least 4 then) were fewer
+ *   wherever the HTTP threads (one per CPU, at least 4) were fewer
  *   than NSLOW: they were all waiting for slow nodes.
  *
  * - While both grep slots run and the waiting slot is taken (proved by the
