@@ -20,7 +20,8 @@
  * The local socket (gateway/local.h): unless --no-socket, serve also
  * listens on $XDG_RUNTIME_DIR/corpus-gw/<roster key>.sock, where the CLI
  * of the same user finds it (cli/session.c), with the same handler as
- * HTTP (a second cg_http over the socket, swapped with the first).  It
+ * HTTP (a second cg_http over the socket, swapped with the first; both
+ * run their tool calls on the one tool pool serve owns).  It
  * appears once the first sync is done, so a CLI never waits on a gateway
  * still indexing, and is removed on a clean exit; a reload that changes the
  * roster (another key) moves it.  Without XDG_RUNTIME_DIR there is none; one
@@ -46,6 +47,7 @@
 #include "gateway/gateway.h"
 #include "gateway/http.h"
 #include "gateway/local.h"
+#include "gateway/tool_pool.h"
 #include "proto/acl.h"
 
 static const cli_opt serve_opts[] = {
@@ -220,8 +222,9 @@ struct serve {
 	unsigned generation;
 	cli_logger log;
 	cli_rootwatch watch;
-	cg_http *hl;    /* the local socket's server, or NULL */
-	cg_local local; /* its socket file */
+	cg_http *hl;        /* the local socket's server, or NULL */
+	cg_local local;     /* its socket file */
+	cg_tool_pool *pool; /* where both servers run tool calls */
 };
 
 /* Starts serving the current roster on its local socket (a warning when
@@ -249,6 +252,7 @@ local_open(struct serve *s)
 		ho.log_ctx = &s->log;
 		ho.local = true;
 		ho.local_fd = s->local.fd;
+		ho.pool = s->pool;
 		rc = cg_http_new(&s->hl, &ho, &err);
 		if (rc != 0)
 			cg_local_close(&s->local);
@@ -424,6 +428,8 @@ run(const cli_args *a, cg_err *err)
 	s.log.min = cli_flag(a, "verbose") ? CLI_LOG_DEBUG : CLI_LOG_INFO;
 	s.watch.fd = -1;
 	rc = live_open(&s.cur, a, 0, &s.log, err);
+	if (rc == 0)
+		rc = cg_tool_pool_new(&s.pool, err);
 	if (rc == 0) {
 		ho.listen = cli_get(a, "listen") ? cli_get(a, "listen")
 		                                 : s.cur.cfg.listen;
@@ -433,6 +439,7 @@ run(const cli_args *a, cg_err *err)
 		ho.tokens_configured = s.cur.cfg.ntokens > 0;
 		ho.log = cli_log;
 		ho.log_ctx = &s.log;
+		ho.pool = s.pool;
 		rc = cg_http_new(&s.h, &ho, err);
 	}
 	if (rc == 0) {
@@ -448,6 +455,7 @@ run(const cli_args *a, cg_err *err)
 	}
 	local_close(&s);
 	cg_http_free(s.h);
+	cg_tool_pool_free(s.pool); /* after both servers: it ran their calls */
 	cli_rootwatch_close(&s.watch);
 	live_close(&s.cur);
 	close(sfd);

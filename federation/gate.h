@@ -19,8 +19,9 @@
 
 /* The grep gate of a federation (fed.h, cg_fed_grep_gate): 2 running and
  * 1 waiting bound the memory and the node time greps take.  The HTTP
- * endpoint runs greps on a pool of their own (gateway/grep_pool.h), never
- * on its HTTP threads, so the gate no longer has to leave those free. */
+ * endpoint runs greps on a lane of their own of its tool pool
+ * (gateway/tool_pool.h), never on its HTTP threads, so the gate no longer
+ * has to leave those free. */
 #define CG_GREP_SLOTS   2
 #define CG_GREP_QUEUE   1
 #define CG_GREP_WAIT_MS 1000

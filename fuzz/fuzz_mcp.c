@@ -5,7 +5,12 @@
  * `serve` and `corpus-gw mcp` hand a body over.  abort()s when the status
  * is not 200, 202 or 400, when a 202 carries a body or another status none,
  * or when the body is not one JSON-RPC 2.0 object with either a result or
- * an error {code (integer), message (UTF-8 string)}.
+ * an error {code (integer), message (UTF-8 string)}.  It also checks
+ * http.c's view of a body: cg_mcp_work calls it local unless
+ * cg_mcp_handle dispatches it to a tools/call or a resources/list or
+ * read (status 200), and cg_mcp_refuse answers every other one as such a
+ * body with the same id: a tool result with isError for a tools/call, the
+ * error -32603 otherwise, never a result of a tool.
  *
  * The workspace and its federation are created once in a temporary
  * directory and removed at exit: a fuzz harness, not project code, so the
@@ -99,6 +104,64 @@ check_body(const char *text, size_t len)
 	json_decref(r);
 }
 
+/* The method of a body (a new string), or NULL. */
+static char *
+body_method(const uint8_t *data, size_t size)
+{
+	json_t *m =
+	    json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
+	const char *v = json_string_value(json_object_get(m, "method"));
+	char *out = v ? strdup(v) : NULL;
+
+	json_decref(m);
+	return out;
+}
+
+/* cg_mcp_work and cg_mcp_refuse against what cg_mcp_handle did (its
+ * status and reply). */
+static void
+check_work(const uint8_t *data, size_t size, int status, const cg_buf *reply)
+{
+	enum cg_mcp_work w = cg_mcp_work((const char *)data, size);
+	char *method = body_method(data, size);
+	int nodes = method != NULL && (strcmp(method, "tools/call") == 0 ||
+	                               strcmp(method, "resources/list") == 0 ||
+	                               strcmp(method, "resources/read") == 0);
+	json_t *a;
+	json_t *b;
+	cg_err why;
+	cg_buf out;
+	int st = 0;
+
+	if ((w != CG_MCP_WORK_LOCAL) != (status == 200 && nodes))
+		abort();
+	if (w == CG_MCP_WORK_LOCAL) {
+		free(method);
+		return;
+	}
+	cg_err_clear(&why);
+	(void)cg_err_set(&why, CG_EUNAVAIL, "busy: a test");
+	cg_buf_init(&out, 1u << 20);
+	cg_mcp_refuse((const char *)data, size, &why, &st, &out);
+	if (st != 200)
+		abort();
+	check_body(out.data, out.len);
+	a = json_loadb(out.data, out.len, 0, NULL);
+	b = json_loadb(reply->data, reply->len, 0, NULL);
+	if (!json_equal(json_object_get(a, "id"), json_object_get(b, "id")))
+		abort();
+	if (strcmp(method, "tools/call") == 0
+	        ? !json_is_true(
+	              json_object_get(json_object_get(a, "result"), "isError"))
+	        : json_integer_value(json_object_get(
+	              json_object_get(a, "error"), "code")) != -32603)
+		abort();
+	json_decref(a);
+	json_decref(b);
+	cg_buf_fini(&out);
+	free(method);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
@@ -119,6 +182,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (out.len > 0)
 		check_body(out.data, out.len);
+	check_work(data, size, status, &out);
 	json_decref(answer);
 	cg_buf_fini(&out);
 	return 0;

@@ -22,12 +22,13 @@
  * (accesslog.h).  A request holds
  * the roster (federation and tokens) it began with until it completes;
  * cg_http_swap installs a new one and waits for the holders of the old
- * one, so a reload drops no request (http.h).  A grep (GET/POST
- * /v1/grep, an MCP tools/call of corpus_grep) never runs on an HTTP
- * thread: its connection is suspended, a grep worker (grep_pool.h)
- * computes the answer into the request and resumes the connection, and
- * the handler, called again on the connection's own thread, queues it
- * (libmicrohttpd queues a response only from the handler).  The same
+ * one, so a reload drops no request (http.h).  A tool call (GET/POST
+ * /v1/<tool>, an MCP request that reaches the nodes) never runs on an
+ * HTTP thread: its connection is suspended, a worker of the tool pool
+ * (tool_pool.h; greps on its grep lane) computes the answer into the
+ * request and resumes the connection, and the handler, called again on
+ * the connection's own thread, queues it (libmicrohttpd queues a
+ * response only from the handler).  The same
  * handler serves the local socket (local.h; opts.local): its callers are
  * checked by uid instead of by token and Host.  This file must not know
  * what a tool does: that is api.c and mcp.c.
@@ -64,12 +65,12 @@
 #include "gateway/api_body.h"
 #include "gateway/conn_limits.h"
 #include "gateway/framing.h"
-#include "gateway/grep_pool.h"
 #include "gateway/local.h"
 #include "gateway/mcp.h"
 #include "gateway/metrics.h"
 #include "gateway/openapi.h"
 #include "gateway/query_args.h"
+#include "gateway/tool_pool.h"
 #include "gateway/web.h"
 #include "proto/acl.h"
 
@@ -103,18 +104,22 @@ struct cg_http {
 	pthread_mutex_t ro_mu;
 	pthread_cond_t ro_cv;
 	cg_conn_limits *limits; /* connection limits and deadlines */
-	cg_grep_pool *greps;    /* where greps run (grep_pool.h) */
+	cg_tool_pool *own_pool; /* started here when opts.pool is NULL */
+	cg_tool_client *jobs;   /* this listener's tool calls (tool_pool.h) */
 	unsigned nthreads;      /* the HTTP pool: http_threads() */
 };
 
-/* A request's answer, computed on an HTTP thread or, for a grep, on a
- * grep worker, and sent by answer_send on the connection's HTTP thread. */
+/* A request's answer, computed on an HTTP thread or, for a tool call, on
+ * a tool worker, and sent by answer_send on the connection's HTTP
+ * thread. */
 struct answer {
 	int status;
 	cg_buf text;       /* the body (JSON) */
 	int ok;            /* text holds the whole body */
 	json_t *json;      /* the tool answer, for metrics; NULL */
-	const char *route; /* for metrics: a tool name, or "mcp" */
+	const char *route; /* for metrics: a tool name, "mcp" or "web" */
+	struct MHD_Response *resp; /* the search page's answer (instead of
+	                              text), until queued; NULL */
 };
 
 /* Per-request state across the handler's calls. */
@@ -128,13 +133,16 @@ struct req {
 	size_t dropped;    /* body bytes read past the cap and dropped */
 	char method[16];   /* for the access log */
 	char path[CG_ACCESSLOG_ROUTE_MAX + 1];
-	/* A grep runs on a grep worker while its connection is suspended:
-	 * the worker writes ans, sets done and resumes conn as its last
-	 * act; the resumed handler sends ans.  tool and args are the API
-	 * call to run (tool NULL: an MCP body). */
+	/* A tool call runs on a tool worker while its connection is
+	 * suspended: the worker writes ans, sets done and resumes conn as
+	 * its last act; the resumed handler sends ans.  tool and args are
+	 * the API call to run (tool NULL: an MCP body, or the search page
+	 * when web). */
 	struct MHD_Connection *conn;
 	const cg_api_tool *tool;
 	json_t *args;
+	int web; /* a search page request: webcall */
+	cg_web_call webcall;
 	atomic_int done; /* 0: nothing offloaded; 1: running; 2: answered */
 	struct answer ans;
 };
@@ -397,14 +405,21 @@ post_args(struct MHD_Connection *c, struct req *rq, struct argv_ctx *a)
 static enum MHD_Result
 answer_send(cg_http *h, struct MHD_Connection *c, struct req *rq)
 {
-	const struct answer *a = &rq->ans;
-	enum MHD_Result ok =
-	    a->ok ? send_text(c, a->status, "application/json",
-	                      cg_buf_str(&a->text), a->text.len, NULL)
-	          : MHD_NO;
+	struct answer *a = &rq->ans;
+	enum MHD_Result ok = MHD_NO;
 
+	if (a->resp != NULL) {
+		ok = MHD_queue_response(c, (unsigned)a->status, a->resp);
+		MHD_destroy_response(a->resp);
+		a->resp = NULL;
+	} else if (a->ok) {
+		ok = send_text(c, a->status, "application/json",
+		               cg_buf_str(&a->text), a->text.len, NULL);
+	}
 	cg_metrics_request(h->metrics, a->route, a->status, elapsed(&rq->start),
 	                   a->json);
+	if (rq->web)
+		return ok;
 	if (rq->tool != NULL)
 		cg_metrics_tool(h->metrics, a->route, "http");
 	else
@@ -461,11 +476,11 @@ mcp_run(struct req *rq)
 	a->route = "mcp";
 }
 
-/* A grep worker's job (grep_pool.h): runs the request, then resumes its
+/* A tool worker's job (tool_pool.h): runs the request, then resumes its
  * connection, after which rq may be gone (the client may have left: its
  * completion frees rq), so nothing is touched after the resume. */
 static void
-grep_job(void *ctx)
+tool_job(void *ctx)
 {
 	struct req *rq = ctx;
 	struct MHD_Connection *c = rq->conn;
@@ -474,6 +489,8 @@ grep_job(void *ctx)
 	cg_err_clear(&err);
 	if (rq->tool != NULL)
 		api_run(rq, &err);
+	else if (rq->web)
+		rq->ans.resp = cg_web_build(&rq->webcall, &rq->ans.status);
 	else
 		mcp_run(rq);
 	atomic_store(&rq->done, 2);
@@ -482,7 +499,7 @@ grep_job(void *ctx)
 
 /* Under the pool's lock, before any worker can start the job. */
 static void
-grep_admitted(void *ctx)
+tool_admitted(void *ctx)
 {
 	struct req *rq = ctx;
 
@@ -491,27 +508,41 @@ grep_admitted(void *ctx)
 }
 
 /*
- * Hands a grep to the grep pool: the connection is suspended until a
- * worker has its answer (the handler is called again then: resumed).
- * A full pool, or one draining for shutdown, is answered 503 busy at
- * once, as the grep gate answers.
+ * Hands a tool call to the tool pool's lane: the connection is suspended
+ * until a worker has its answer (the handler is called again then:
+ * resumed).  A full lane, or a listener draining for shutdown, is
+ * answered busy at once: 503 from the JSON API, a tool error from MCP (as
+ * the grep gate's refusal is, whose message a grep gets).
  */
 static enum MHD_Result
-offload(cg_http *h, struct MHD_Connection *c, struct req *rq)
+offload(cg_http *h, struct MHD_Connection *c, struct req *rq,
+        enum cg_tool_lane lane)
 {
 	cg_err err;
 
 	rq->conn = c;
-	if (cg_grep_pool_submit(h->greps, grep_job, grep_admitted, rq) == 0)
+	if (cg_tool_pool_submit(h->jobs, lane, tool_job, tool_admitted, rq) ==
+	    0)
 		return MHD_YES;
 	cg_err_clear(&err);
-	(void)cg_gate_refuse(cg_fed_grep_gate(rq->ro->fed), &err);
-	answer_json(&rq->ans, NULL, &err);
-	rq->ans.route = rq->tool != NULL ? rq->tool->name : "mcp";
+	if (lane == CG_TOOL_LANE_GREP)
+		(void)cg_gate_refuse(cg_fed_grep_gate(rq->ro->fed), &err);
+	else
+		(void)cg_tool_pool_refuse(cg_tool_client_pool(h->jobs), lane,
+		                          &err);
+	if (rq->tool != NULL || rq->web) {
+		answer_json(&rq->ans, NULL, &err);
+		rq->ans.route = rq->web ? "web" : rq->tool->name;
+	} else {
+		cg_mcp_refuse(cg_buf_str(&rq->body), rq->body.len, &err,
+		              &rq->ans.status, &rq->ans.text);
+		rq->ans.ok = 1;
+		rq->ans.route = "mcp";
+	}
 	return answer_send(h, c, rq);
 }
 
-/* The handler's call after a grep worker resumed the connection. */
+/* The handler's call after a tool worker resumed the connection. */
 static enum MHD_Result
 resumed(cg_http *h, struct MHD_Connection *c, struct req *rq)
 {
@@ -539,9 +570,12 @@ api_route(cg_http *h, struct MHD_Connection *c, const char *name,
 		                                  collect_arg, &a);
 	rq->tool = t;
 	rq->args = a.args;
-	if (err.code == 0 && strcmp(t->name, "grep") == 0)
-		return offload(h, c, rq);
-	api_run(rq, &err);
+	if (err.code == 0)
+		return offload(h, c, rq,
+		               strcmp(t->name, "grep") == 0
+		                   ? CG_TOOL_LANE_GREP
+		                   : CG_TOOL_LANE_TOOLS);
+	api_run(rq, &err); /* bad arguments: answered here, at once */
 	return answer_send(h, c, rq);
 }
 
@@ -551,10 +585,15 @@ api_route(cg_http *h, struct MHD_Connection *c, const char *name,
 static enum MHD_Result
 route_mcp(cg_http *h, struct MHD_Connection *c, struct req *rq)
 {
-	if (cg_mcp_calls_tool(cg_buf_str(&rq->body), rq->body.len,
-	                      "corpus_grep"))
-		return offload(h, c, rq);
-	mcp_run(rq);
+	switch (cg_mcp_work(cg_buf_str(&rq->body), rq->body.len)) {
+	case CG_MCP_WORK_NODES:
+		return offload(h, c, rq, CG_TOOL_LANE_TOOLS);
+	case CG_MCP_WORK_GREP:
+		return offload(h, c, rq, CG_TOOL_LANE_GREP);
+	case CG_MCP_WORK_LOCAL:
+		break;
+	}
+	mcp_run(rq); /* no node is asked: answered here, at once */
 	return answer_send(h, c, rq);
 }
 
@@ -671,25 +710,31 @@ local_peer(struct MHD_Connection *c, struct req *rq)
 }
 
 /* The search page: a caller without a matching token still reaches it
- * (rq->authed 0: the page shows its token form and runs no tool). */
+ * (rq->authed 0: the page shows its token form and runs no tool).  A page
+ * that runs tools is built on the tool pool, as a tool call is; an asset
+ * and the token form are answered here. */
 static enum MHD_Result
-web_route(cg_http *h, struct MHD_Connection *c, const char *url,
-          const char *method, struct req *rq)
+web_route(cg_http *h, struct MHD_Connection *c, const char *url, struct req *rq)
 {
-	cg_web_call w = {.fed = rq->ro->fed,
-	                 .acl = rq->acl,
-	                 .authed = rq->authed != 0,
-	                 .tokens = rq->ro->ntokens > 0,
-	                 .method = method,
-	                 .url = url,
-	                 .body = cg_buf_str(&rq->body),
-	                 .len = rq->body.len};
-	int status = 500;
-	enum MHD_Result ok = cg_web_serve(c, &w, &status);
-
-	cg_metrics_request(h->metrics, "web", status, elapsed(&rq->start),
-	                   NULL);
-	return ok;
+	rq->web = 1;
+	rq->ans.route = "web";
+	rq->webcall = (cg_web_call){.fed = rq->ro->fed,
+	                            .acl = rq->acl,
+	                            .authed = rq->authed != 0,
+	                            .tokens = rq->ro->ntokens > 0,
+	                            .method = rq->method,
+	                            .url = url,
+	                            .body = cg_buf_str(&rq->body),
+	                            .len = rq->body.len};
+	if (cg_web_read(c, &rq->webcall) != 0)
+		return send_error(c, 500, "out_of_memory", "out of memory");
+	if (cg_web_runs_tools(&rq->webcall)) {
+		/* "/" or "/page": rq's own copy, whole, for the worker */
+		rq->webcall.url = rq->path;
+		return offload(h, c, rq, CG_TOOL_LANE_TOOLS);
+	}
+	rq->ans.resp = cg_web_build(&rq->webcall, &rq->ans.status);
+	return answer_send(h, c, rq);
 }
 
 /* A screened request with its whole body. */
@@ -784,7 +829,7 @@ handler(void *cls, struct MHD_Connection *c, const char *url,
 	if (rq->dropped > 0)
 		return send_error(c, 413, "too_big", "request body over 1 MiB");
 	if (cg_web_owns(url))
-		return web_route(h, c, url, method, rq);
+		return web_route(h, c, url, rq);
 	return route(h, c, url, rq);
 }
 
@@ -818,6 +863,9 @@ completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	cg_buf_fini(&rq->ans.text);
 	json_decref(rq->ans.json);
 	json_decref(rq->args);
+	json_decref(rq->webcall.query);
+	if (rq->ans.resp != NULL) /* built, never queued: the client left */
+		MHD_destroy_response(rq->ans.resp);
 	free(rq);
 	*con_cls = NULL;
 }
@@ -1034,11 +1082,12 @@ start_limits(cg_http *h)
 	return cg_conn_limits_new(&h->limits, &cfg);
 }
 
-/* The HTTP pool's threads: one per online CPU, bounded (http.h).  With
- * greps off these threads, each request they run is short; at least 4,
- * because a search still waits for its nodes on its thread (up to the
- * round deadline), and two slow nodes' searches must not hold a 2-core
- * machine's whole pool. */
+/* The HTTP pool's threads: one per online CPU, bounded (http.h).  No
+ * tool call runs on them (tool_pool.h), so each request they run is
+ * short, but at least 4 still: /metrics asks the nodes for their status
+ * on its thread (up to the round deadline), and on a 2-core machine
+ * shared with other processes 2 threads answered /healthz later than 4
+ * while greps ran (BENCHMARKS.md, the tool pool). */
 static unsigned
 http_threads(void)
 {
@@ -1077,6 +1126,7 @@ http_alloc(const cg_http_opts *opts, const struct sockaddr_in *sa, int timeout)
 {
 	cg_http *h = calloc(1, sizeof(*h));
 	cg_err perr; /* a pool that cannot start is out of resources */
+	cg_tool_pool *pool = opts->pool;
 
 	if (h == NULL)
 		return NULL;
@@ -1093,8 +1143,10 @@ http_alloc(const cg_http_opts *opts, const struct sockaddr_in *sa, int timeout)
 	h->metrics = cg_metrics_new();
 	h->origins = copy_origins(opts->allowed_origins);
 	h->nthreads = http_threads();
+	if (pool == NULL && cg_tool_pool_new(&h->own_pool, &perr) == 0)
+		pool = h->own_pool;
 	if (h->metrics == NULL || h->origins == NULL || start_limits(h) != 0 ||
-	    cg_grep_pool_new(&h->greps, &perr) != 0) {
+	    pool == NULL || cg_tool_client_new(&h->jobs, pool, &perr) != 0) {
 		cg_http_free(h);
 		return NULL;
 	}
@@ -1150,15 +1202,17 @@ cg_http_free(cg_http *h)
 	if (h == NULL)
 		return;
 	cg_conn_limits_stop(h->limits);
-	/* Every grep finishes (its deadline bounds it) and resumes its
-	 * connection, and later ones are answered busy: libmicrohttpd must
-	 * not be stopped with a connection suspended. */
-	if (h->greps != NULL)
-		cg_grep_pool_drain(h->greps);
+	/* Every tool call of this listener finishes (its deadline bounds
+	 * it) and resumes its connection, and later ones are answered busy:
+	 * libmicrohttpd must not be stopped with a connection suspended.
+	 * Another listener's calls on a shared pool are not waited for. */
+	if (h->jobs != NULL)
+		cg_tool_client_drain(h->jobs);
 	/* Stopping the daemon notifies every close to the limits. */
 	if (h->d != NULL)
 		MHD_stop_daemon(h->d);
-	cg_grep_pool_free(h->greps);
+	cg_tool_client_free(h->jobs);
+	cg_tool_pool_free(h->own_pool);
 	cg_conn_limits_free(h->limits);
 	/* Every request has completed: nothing holds a roster now. */
 	pthread_cond_destroy(&h->ro_cv);

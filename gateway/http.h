@@ -30,16 +30,23 @@
  * - At most CG_HTTP_CONN_LIMIT connections in all and
  *   CG_HTTP_CONN_PER_ADDR from one client address, before any byte is
  *   read: one address cannot fill the endpoint (conn_limits.h).
- * - No HTTP thread runs a grep: GET/POST /v1/grep and an MCP tools/call
- *   of corpus_grep run on the grep pool (grep_pool.h) while their
- *   connection is suspended, so the HTTP pool (one thread per online CPU,
- *   CG_HTTP_THREADS_MIN to _MAX; at least 4 because the other tools
- *   still wait for their nodes on their thread, up to the round
- *   deadline) answers /healthz and the other tools
- *   whatever the greps do.  A grep whose client left runs to its end (its
- *   deadline and the 1 MiB cap bound it; a suspended connection is not
- *   watched) and its answer is dropped.  cg_http_free waits for the greps
- *   in flight.
+ * - No HTTP thread runs a tool call: GET/POST /v1/<tool> and an MCP
+ *   request that reaches the nodes (tools/call, resources/list and
+ *   resources/read) run on the tool pool (tool_pool.h; greps on its grep
+ *   lane) while their connection is suspended, so the HTTP pool (one
+ *   thread per online CPU, CG_HTTP_THREADS_MIN to _MAX) only screens
+ *   requests, answers /healthz, /readyz, /metrics, the OpenAPI document,
+ *   the search page's assets and token form, refuses bad arguments, and
+ *   queues the answers, whatever the nodes do; the search page's pages,
+ *   which run tools, are built on the pool too.  /metrics is the one
+ *   route left here that asks the nodes (a status round, bounded by the
+ *   round deadline).
+ *   A full lane is answered busy at once (503; an MCP tool error).  A
+ *   call whose client left runs to its end (its deadline and the answer
+ *   cap bound it; a suspended connection is not watched) and its answer
+ *   is dropped.  The pool is the process's (opts.pool, shared by the TCP
+ *   listener and the local socket), or the server's own; cg_http_free
+ *   waits for this server's calls in flight.
  *
  * May be included by gateway/ and cli/ (`serve` starts it).
  */
@@ -75,6 +82,7 @@ typedef struct cg_http_token {
 	const struct cg_acl *acl;
 } cg_http_token;
 
+struct cg_tool_pool;
 typedef struct cg_http_opts {
 	const char *listen;     /* "http://127.0.0.1:7700"; port 0 allowed */
 	cg_fed *fed;            /* borrowed: must outlive the server, or the
@@ -94,6 +102,9 @@ typedef struct cg_http_opts {
 	 * unix socket, so there is no DNS rebinding). */
 	bool local;
 	int local_fd;
+	/* Where tool calls run (tool_pool.h), borrowed: it must outlive the
+	 * server.  NULL: the server starts a pool of its own. */
+	struct cg_tool_pool *pool;
 } cg_http_opts;
 
 int cg_http_new(cg_http **out, const cg_http_opts *opts, cg_err *err);

@@ -7,7 +7,9 @@
  * the version in params._meta) is answered like any other.  This file must not
  * know what a tool does (api.c), how an answer reads (render.c) or how a page
  * becomes a resource (resources.c), nor touch a transport (http.c,
- * mcp_stdio.c).
+ * mcp_stdio.c); it only tells http.c which requests reach the nodes
+ * (cg_mcp_work) and how a request refused before it ran reads
+ * (cg_mcp_refuse).
  */
 #include "gateway/mcp.h"
 
@@ -359,18 +361,69 @@ write_reply(cg_buf *out, const json_t *reply)
 	json_decref(e);
 }
 
-int
-cg_mcp_calls_tool(const char *body, size_t len, const char *tool)
+enum cg_mcp_work
+cg_mcp_work(const char *body, size_t len)
 {
-	json_t *msg = json_loadb(body, len, JSON_DECODE_ANY, NULL);
+	json_t *msg = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
 	const json_t *params = json_object_get(msg, "params");
 	const char *method = json_string_value(json_object_get(msg, "method"));
+	const char *rpc = json_string_value(json_object_get(msg, "jsonrpc"));
 	const char *name = json_string_value(json_object_get(params, "name"));
-	int yes = method != NULL && strcmp(method, "tools/call") == 0 &&
-	          name != NULL && strcmp(name, tool) == 0;
+	enum cg_mcp_work w = CG_MCP_WORK_LOCAL;
+	int bad = 0;
 
+	/* Only a request (an id) that handle_one would dispatch. */
+	if (params != NULL)
+		(void)meta_version(params, &bad);
+	if (method == NULL || rpc == NULL || strcmp(rpc, "2.0") != 0 ||
+	    !valid_id(json_object_get(msg, "id")) || bad ||
+	    (params != NULL && !json_is_object(params)))
+		w = CG_MCP_WORK_LOCAL;
+	else if (strcmp(method, "tools/call") == 0)
+		w = name != NULL && strcmp(name, "corpus_grep") == 0
+		        ? CG_MCP_WORK_GREP
+		        : CG_MCP_WORK_NODES;
+	else if (strcmp(method, "resources/list") == 0 ||
+	         strcmp(method, "resources/read") == 0)
+		w = CG_MCP_WORK_NODES;
 	json_decref(msg);
-	return yes;
+	return w;
+}
+
+void
+cg_mcp_refuse(const char *body, size_t len, const cg_err *why, int *status,
+              cg_buf *out)
+{
+	json_t *msg = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+	const json_t *id = json_object_get(msg, "id");
+	const json_t *params = json_object_get(msg, "params");
+	const char *method = json_string_value(json_object_get(msg, "method"));
+	const char *text = why->msg[0] ? why->msg : cg_code_name(why->code);
+	const char *ver;
+	json_t *reply;
+	int bad;
+
+	if (msg == NULL || method == NULL || !valid_id(id)) {
+		json_decref(msg);
+		cg_mcp_handle(NULL, NULL, body, len, status, out, &reply);
+		json_decref(reply); /* never a tool answer: nothing ran */
+		return;
+	}
+	*status = 200;
+	ver = meta_version(params, &bad);
+	if (strcmp(method, "tools/call") == 0)
+		reply = rpc_result(id, json_pack("{s:[{s:s, s:s}], s:b}",
+		                                 "content", "type", "text",
+		                                 "text", text, "isError", 1));
+	else
+		reply = rpc_error(id, -32603, text, NULL);
+	if (ver != NULL && strcmp(ver, STATELESS) == 0)
+		json_object_set_new(json_object_get(reply, "result"),
+		                    "resultType", json_string("complete"));
+	if (reply != NULL)
+		write_reply(out, reply);
+	json_decref(reply);
+	json_decref(msg);
 }
 
 void

@@ -25,6 +25,7 @@
 #include <stddef.h>
 
 #include "common/cg_buf.h"
+#include "common/cg_err.h"
 #include "federation/fed.h"
 
 #define CG_MCP_LATEST "2025-11-25"
@@ -33,11 +34,26 @@
  * MCP-Protocol-Version header. */
 int cg_mcp_version_ok(const char *v);
 
-/* True when body is a JSON-RPC tools/call of the tool named tool
- * ("corpus_grep"); false for anything else, malformed bodies included
- * (cg_mcp_handle answers those).  http.c runs such calls off its HTTP
- * threads (grep_pool.h). */
-int cg_mcp_calls_tool(const char *body, size_t len, const char *tool);
+/* What a POST body asks of the nodes, for http.c, which runs the
+ * requests that reach them off its HTTP threads (tool_pool.h). */
+enum cg_mcp_work {
+	CG_MCP_WORK_LOCAL, /* answered from the tool table alone: initialize,
+	                      tools/list, ping, notifications, responses, and
+	                      every body that is not a valid request */
+	CG_MCP_WORK_NODES, /* tools/call (not corpus_grep), resources/list,
+	                      resources/read */
+	CG_MCP_WORK_GREP,  /* tools/call of corpus_grep */
+};
+enum cg_mcp_work cg_mcp_work(const char *body, size_t len);
+
+/* The answer to a body cg_mcp_work did not call local, refused before
+ * it ran (a full queue) for the reason why (CG_EUNAVAIL, "busy: ..."):
+ * a tools/call gets a tool result with isError and why's message (as a
+ * refusal of the grep gate does), a resources request the JSON-RPC error
+ * -32603 with it.  *status is 200, or what cg_mcp_handle sets for a
+ * body that is not a valid request. */
+void cg_mcp_refuse(const char *body, size_t len, const cg_err *why, int *status,
+                   cg_buf *out);
 
 /*
  * Handles one POST body.  Sets *status (200; 202 with no body for a

@@ -7,6 +7,8 @@
  * this origin's stylesheet and script (no inline script, nothing
  * elsewhere), nosniff, no referrer to another origin (uris travel in query
  * strings; "no-referrer" would make a form post say Origin: null), no framing.
+ * What it needs of the connection is read first (cg_web_read), so that the
+ * answer can be built on a tool worker (cg_web_build) and queued by http.c.
  *
  * Tokens: with tokens configured, the page's credential is the
  * CG_WEB_COOKIE cookie (else a Bearer header); http.c matches it against the
@@ -450,16 +452,17 @@ fill_layout(cg_buf *out, const struct reply *r)
 	(void)cg_buf_puts(out, s ? s : "");
 }
 
-static enum MHD_Result
-send_reply(struct MHD_Connection *c, const struct reply *r, const char *type,
-           const char *text, size_t len)
+/* The response of r (NULL when out of memory); any thread may build one,
+ * only the connection's handler queues it. */
+static struct MHD_Response *
+make_reply(const struct reply *r, const char *type, const char *text,
+           size_t len)
 {
 	struct MHD_Response *m = MHD_create_response_from_buffer(
 	    len, (void *)text, MHD_RESPMEM_MUST_COPY);
-	enum MHD_Result ok;
 
 	if (m == NULL)
-		return MHD_NO;
+		return NULL;
 	(void)MHD_add_response_header(m, "Content-Type", type);
 	(void)MHD_add_response_header(m, "Cache-Control", "no-store");
 	(void)MHD_add_response_header(m, "Content-Security-Policy", CSP);
@@ -470,14 +473,12 @@ send_reply(struct MHD_Connection *c, const struct reply *r, const char *type,
 		(void)MHD_add_response_header(m, "Set-Cookie", r->cookie);
 	if (r->location != NULL)
 		(void)MHD_add_response_header(m, "Location", r->location);
-	ok = MHD_queue_response(c, (unsigned)r->status, m);
-	MHD_destroy_response(m);
-	return ok;
+	return m;
 }
 
 /* GET /static/<name>: page.css and search.js only. */
-static enum MHD_Result
-serve_asset(struct MHD_Connection *c, struct reply *r, const char *name)
+static struct MHD_Response *
+serve_asset(struct reply *r, const char *name)
 {
 	const char *text = NULL;
 	const char *type = "text/plain; charset=utf-8";
@@ -494,7 +495,7 @@ serve_asset(struct MHD_Connection *c, struct reply *r, const char *name)
 		text = "no such asset\n";
 		type = "text/plain; charset=utf-8";
 	}
-	return send_reply(c, r, type, text, strlen(text));
+	return make_reply(r, type, text, strlen(text));
 }
 
 static void
@@ -508,17 +509,14 @@ forget_form(cg_buf *nav)
 
 /* The route's HTML into r (the caller sends it). */
 static void
-route(struct MHD_Connection *c, const cg_web_call *w, const json_t *q,
-      struct reply *r)
+route(const cg_web_call *w, const json_t *q, struct reply *r)
 {
 	if (strcmp(w->url, "/token") == 0)
 		route_token(w, r);
 	else if (!w->authed) {
 		r->status = 401;
-		token_form(r, MHD_lookup_connection_value(c, MHD_COOKIE_KIND,
-		                                          CG_WEB_COOKIE)
-		                  ? "That token was not accepted."
-		                  : NULL);
+		token_form(r,
+		           w->cookie ? "That token was not accepted." : NULL);
 	} else if (strcmp(w->url, "/page") == 0)
 		route_page(w, q, r);
 	else
@@ -527,13 +525,34 @@ route(struct MHD_Connection *c, const cg_web_call *w, const json_t *q,
 		forget_form(&r->nav);
 }
 
-enum MHD_Result
-cg_web_serve(struct MHD_Connection *c, const cg_web_call *w, int *status)
+bool
+cg_web_runs_tools(const cg_web_call *w)
+{
+	return w->authed && strcmp(w->url, "/token") != 0 &&
+	       strncmp(w->url, "/static/", 8) != 0;
+}
+
+int
+cg_web_read(struct MHD_Connection *c, cg_web_call *w)
+{
+	json_t *q = json_object();
+
+	w->query = NULL;
+	w->cookie = MHD_lookup_connection_value(c, MHD_COOKIE_KIND,
+	                                        CG_WEB_COOKIE) != NULL;
+	if (q == NULL)
+		return -1;
+	(void)MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect, q);
+	w->query = q;
+	return 0;
+}
+
+struct MHD_Response *
+cg_web_build(const cg_web_call *w, int *status)
 {
 	struct reply r;
-	json_t *q = json_object();
 	cg_buf html;
-	enum MHD_Result ok;
+	struct MHD_Response *m;
 
 	memset(&r, 0, sizeof(r));
 	r.status = 200;
@@ -542,20 +561,33 @@ cg_web_serve(struct MHD_Connection *c, const cg_web_call *w, int *status)
 	cg_buf_init(&r.main, CG_WEB_MAX_HTML);
 	cg_buf_init(&html, CG_WEB_MAX_HTML + 16384);
 	if (strncmp(w->url, "/static/", 8) == 0) {
-		ok = serve_asset(c, &r, w->url + 8);
+		m = serve_asset(&r, w->url + 8);
 	} else {
-		(void)MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND,
-		                                collect, q);
-		route(c, w, q, &r);
+		route(w, w->query, &r);
 		fill_layout(&html, &r);
-		ok = send_reply(c, &r, "text/html; charset=utf-8",
-		                cg_buf_str(&html), html.len);
+		m = make_reply(&r, "text/html; charset=utf-8",
+		               cg_buf_str(&html), html.len);
 	}
 	*status = r.status;
-	json_decref(q);
 	cg_buf_fini(&html);
 	cg_buf_fini(&r.main);
 	cg_buf_fini(&r.nav);
 	cg_buf_fini(&r.title);
+	return m;
+}
+
+enum MHD_Result
+cg_web_serve(struct MHD_Connection *c, cg_web_call *w, int *status)
+{
+	struct MHD_Response *m = NULL;
+	enum MHD_Result ok = MHD_NO;
+
+	*status = 500;
+	if (w->query != NULL || cg_web_read(c, w) == 0)
+		m = cg_web_build(w, status);
+	if (m != NULL) {
+		ok = MHD_queue_response(c, (unsigned)*status, m);
+		MHD_destroy_response(m);
+	}
 	return ok;
 }

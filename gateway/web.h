@@ -55,6 +55,9 @@ typedef struct cg_web_call {
 	const char *url;    /* the path, without the query */
 	const char *body;   /* the request body ("" for a GET) */
 	size_t len;
+	json_t *query; /* the GET arguments, name -> [values]: NULL
+	                  until cg_web_read (the caller frees it) */
+	bool cookie;   /* it came with a CG_WEB_COOKIE cookie */
 } cg_web_call;
 
 /* True for the page's routes (above). */
@@ -65,9 +68,21 @@ bool cg_web_takes_post(const char *url, const char *method);
 
 /* Answers one page request; *status gets the HTTP status it queued.  An
  * unauthenticated call (authed false) gets the token form or an asset,
- * never an answer of a tool. */
-enum MHD_Result cg_web_serve(struct MHD_Connection *c, const cg_web_call *w,
+ * never an answer of a tool.  Reads w's query and cookie from c first
+ * unless cg_web_read already has (w->query not NULL). */
+enum MHD_Result cg_web_serve(struct MHD_Connection *c, cg_web_call *w,
                              int *status);
+
+/* The same in two steps, so that the tools can run off the HTTP thread:
+ * cg_web_read (on the connection's thread) fills w->query and w->cookie
+ * from c (0, or -1 when out of memory); cg_web_build (any thread; reads
+ * nothing of a connection) returns the response to queue, or NULL when
+ * out of memory, with its status in *status.  cg_web_runs_tools says
+ * whether building w's answer asks the nodes (an authenticated page; not
+ * an asset or the token form). */
+int cg_web_read(struct MHD_Connection *c, cg_web_call *w);
+struct MHD_Response *cg_web_build(const cg_web_call *w, int *status);
+bool cg_web_runs_tools(const cg_web_call *w);
 
 /* The text of gateway/web/<name> ("page.css"), embedded at build time
  * (static storage), or NULL. */

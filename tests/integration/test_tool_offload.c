@@ -1,11 +1,26 @@
 /*
- * test_grep_offload.c - greps run off the HTTP threads (issue 15 finding
- * 5; gateway/grep_pool.h), through the real gateway (`corpus-gw serve
- * --config`) over loopback.  The roster is a real node (acme/root, a few
- * pages about quokkas) and the slow node of tests/support/cghostile_node.h
- * (acme/slow), which answers every grep after DELAY_MS and every other op
- * at once, one request at a time: a grep takes seconds on any machine, and
- * the test decides how many.
+ * test_tool_offload.c - tool calls run off the HTTP threads (issue 15
+ * finding 5 and its review; gateway/tool_pool.h), through the real
+ * gateway (`corpus-gw serve --config`) over loopback.  The roster is a
+ * real node (acme/root, a few pages about quokkas), the slow node of
+ * tests/support/cghostile_node.h (acme/slow), which answers every grep
+ * after DELAY_MS and every other op at once, and NSLOW more slow nodes
+ * (acme/sN, source sN), which answer every search after SEARCH_DELAY_MS;
+ * each serves one request at a time: a grep or a search of sN takes
+ * seconds on any machine, and the test decides how many run.  The round
+ * deadline is raised to 60 s so that the gateway waits for them.
+ *
+ * - While one search of each slow source runs (proved by every slow
+ *   node's attack count: each has received its search), NSLOW in all,
+ *   more than the gateway's HTTP threads, more /healthz and searches of
+ *   the healthy source than the gateway has HTTP threads are all answered
+ *   200 before any slow search is answered; the slow searches by the JSON
+ *   API, then by MCP.  (Not by the search page: it asks every node's
+ *   status for its source list first, and a slow node busy with another
+ *   search answers it only after that one.)
+ *   Before the tool pool a search ran on its HTTP thread, so this failed
+ *   wherever the HTTP threads (one per CPU, at least 4) were fewer
+ *   than NSLOW: they were all waiting for slow nodes.
  *
  * - While both grep slots run and the waiting slot is taken (proved by the
  *   gate's refusals: it refuses only then), more /healthz and search
@@ -38,18 +53,21 @@
 #include "common/cg_buf.h"
 #include "common/cg_fs.h"
 
-#define DELAY_MS  3000 /* the slow node's grep (times the slowdown) */
-#define NGREPS    6    /* 2 run, 1 waits, the rest are refused */
-#define NCLIENTS  16   /* /healthz and search clients at once */
-#define NREQS     3    /* requests each */
-#define GREP_PATH "/v1/grep?pattern=quokka"
-#define SEARCH    "/v1/search?q=quokka&source=root"
+#define DELAY_MS        3000 /* the slow node's grep (times the slowdown) */
+#define NGREPS          6    /* 2 run, 1 waits, the rest are refused */
+#define NCLIENTS        16   /* /healthz and search clients at once */
+#define NREQS           3    /* requests each */
+#define GREP_PATH       "/v1/grep?pattern=quokka"
+#define SEARCH          "/v1/search?q=quokka&source=root"
+#define NSLOW           6    /* slow search nodes: more than the HTTP threads */
+#define SEARCH_DELAY_MS 8000 /* a slow node's search (times the slowdown) */
 
 static struct {
 	char *tmp;
 	char *log;       /* the gateway's stderr */
 	cgt_honest real; /* the real node beside the slow one */
 	cgt_hostile *slow;
+	cgt_hostile *slows[NSLOW]; /* acme/sN: slow searches */
 	cgt_proc *gw;
 	char *http; /* the gateway's http://127.0.0.1:PORT */
 } fx;
@@ -210,12 +228,37 @@ logged(const char *route)
 	return n;
 }
 
+static void
+write_config(void)
+{
+	cg_buf b;
+
+	cg_buf_init(&b, 1 << 16);
+	(void)cg_buf_printf(&b,
+	                    "deadline_ms: 60000\n"
+	                    "nodes:\n"
+	                    "  - name: acme/root\n    url: \"%s\"\n"
+	                    "    workspace: acme\n    sources: [root]\n"
+	                    "  - name: acme/slow\n    url: \"%s\"\n"
+	                    "    workspace: acme\n    sources: [slow]\n",
+	                    fx.real.url, cgt_hostile_url(fx.slow));
+	for (int i = 0; i < NSLOW; i++)
+		(void)cg_buf_printf(&b,
+		                    "  - name: acme/s%d\n    url: \"%s\"\n"
+		                    "    workspace: acme\n    sources: [s%d]\n",
+		                    i, cgt_hostile_url(fx.slows[i]), i);
+	cgt_write(fx.tmp, "gateway.yaml", cg_buf_str(&b));
+	cg_buf_fini(&b);
+}
+
 /* A fresh slow node and gateway for each test. */
 static int
 setup(void **state)
 {
 	cgt_hostile_opts o = {CGT_HOSTILE_SLOW, "grep", 0,
 	                      DELAY_MS * cgt_slowdown()};
+	cgt_hostile_opts so = {CGT_HOSTILE_SLOW, "search", 0,
+	                       SEARCH_DELAY_MS * cgt_slowdown()};
 	char *cfg = cg_path_join(fx.tmp, "gateway.yaml");
 	const char *argv[] = {
 	    "corpus-gw", "serve", "--listen", "http://127.0.0.1:0",
@@ -227,8 +270,9 @@ setup(void **state)
 
 	(void)state;
 	fx.slow = cgt_hostile_start(&o);
-	cgt_hostile_config(fx.tmp, &fx.real, cgt_hostile_url(fx.slow), "slow",
-	                   0);
+	for (int i = 0; i < NSLOW; i++)
+		fx.slows[i] = cgt_hostile_start(&so);
+	write_config();
 	(void)unlink(fx.log);
 	fx.gw = cgt_spawnv(fx.log, argv);
 	line = cgt_proc_line(fx.gw, 60000 * cgt_slowdown());
@@ -263,6 +307,10 @@ teardown(void **state)
 	fx.gw = NULL;
 	cgt_hostile_stop(fx.slow);
 	fx.slow = NULL;
+	for (int i = 0; i < NSLOW; i++) {
+		cgt_hostile_stop(fx.slows[i]);
+		fx.slows[i] = NULL;
+	}
 	free(fx.http);
 	fx.http = NULL;
 	return 0;
@@ -327,7 +375,7 @@ test_healthz_and_search_while_greps_run(void **state)
 	healthz_and_search_while_greps_run(GREP_PATH, NULL);
 }
 
-/* The same with MCP's corpus_grep (POST /mcp): it runs on the grep pool
+/* The same with MCP's corpus_grep (POST /mcp): it runs on the grep lane
  * too. */
 static void
 test_healthz_and_search_while_mcp_greps_run(void **state)
@@ -337,6 +385,95 @@ test_healthz_and_search_while_mcp_greps_run(void **state)
 	    "/mcp", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
 	            "\"tools/call\",\"params\":{\"name\":\"corpus_grep\","
 	            "\"arguments\":{\"pattern\":\"quokka\"}}}");
+}
+
+/* Whether every slow node has received its search. */
+static int
+slow_searches_arrived(void)
+{
+	for (int i = 0; i < NSLOW; i++)
+		if (cgt_hostile_attacks(fx.slows[i]) < 1)
+			return 0;
+	return 1;
+}
+
+/* One search of each slow source (GET /v1/search, or an MCP tools/call
+ * of corpus_search when mcp); then the /healthz and healthy search
+ * clients, all answered before any slow search. */
+static void
+healthz_and_search_while_slow_searches_run(int mcp)
+{
+	static char paths[NSLOW][128];
+	static char bodies[NSLOW][512];
+	pthread_t st[NSLOW];
+	pthread_t ht[NCLIENTS];
+	struct client s[NSLOW];
+	struct client h[NCLIENTS];
+	int64_t until = cgt_now_ms() + 60000L * cgt_slowdown();
+	int answered = 0;
+
+	for (int i = 0; i < NSLOW; i++) {
+		(void)snprintf(bodies[i], sizeof(bodies[i]),
+		               "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
+		               "\"tools/call\",\"params\":{\"name\":"
+		               "\"corpus_search\",\"arguments\":{\"q\":"
+		               "\"quokka\",\"source\":\"s%d\"}}}",
+		               i);
+		(void)snprintf(paths[i], sizeof(paths[i]),
+		               "/v1/search?q=quokka&source=s%d", i);
+		start(&st[i], &s[i], mcp ? "/mcp" : paths[i],
+		      mcp ? bodies[i] : NULL, long_timeout(), client_main);
+	}
+	/* Every slow search runs in the gateway at once: each slow node has
+	 * it.  (With searches on the HTTP threads, only as many as there
+	 * are threads ever got there before the first was answered.) */
+	while (!slow_searches_arrived() && cgt_now_ms() < until)
+		cgt_sleep_ms(20);
+	assert_true(slow_searches_arrived());
+	for (int i = 0; i < NCLIENTS; i++)
+		start(&ht[i], &h[i], i % 2 ? SEARCH : "/healthz", NULL,
+		      long_timeout(), repeat_main);
+	for (int i = 0; i < NCLIENTS; i++)
+		assert_int_equal(pthread_join(ht[i], NULL), 0);
+	/* Now, before any slow search has its answer: */
+	for (int i = 0; i < NSLOW; i++)
+		if (atomic_load(&s[i].done))
+			answered++;
+	assert_int_equal(answered, 0);
+	for (int i = 0; i < NCLIENTS; i++) {
+		assert_int_equal(h[i].status, 200);
+		if (i % 2)
+			assert_true(json_array_size(json_object_get(
+			                h[i].body, "hits")) > 0);
+		else
+			assert_true(
+			    json_is_true(json_object_get(h[i].body, "ok")));
+		json_decref(h[i].body);
+	}
+	/* The slow searches end with the slow nodes' (empty) answers. */
+	for (int i = 0; i < NSLOW; i++) {
+		assert_int_equal(pthread_join(st[i], NULL), 0);
+		assert_int_equal(s[i].status, 200);
+		if (mcp)
+			assert_false(json_is_true(
+			    json_object_get(mcp_result(&s[i]), "isError")));
+		json_decref(s[i].body);
+		assert_int_equal(cgt_hostile_attacks(fx.slows[i]), 1);
+	}
+}
+
+static void
+test_healthz_and_search_while_slow_searches_run(void **state)
+{
+	(void)state;
+	healthz_and_search_while_slow_searches_run(0);
+}
+
+static void
+test_healthz_and_search_while_slow_mcp_searches_run(void **state)
+{
+	(void)state;
+	healthz_and_search_while_slow_searches_run(1);
 }
 
 static void
@@ -410,7 +547,7 @@ group_setup(void **state)
 	(void)state;
 	memset(&fx, 0, sizeof(fx));
 	assert_int_equal(curl_global_init(CURL_GLOBAL_DEFAULT), 0);
-	fx.tmp = cgt_tmpdir("grepoffload");
+	fx.tmp = cgt_tmpdir("tooloffload");
 	fx.log = cg_path_join(fx.tmp, "gateway.log");
 	cgt_honest_start(&fx.real, fx.tmp, 5, "type: concept");
 	return 0;
@@ -436,6 +573,12 @@ main(void)
 	        test_healthz_and_search_while_greps_run, setup, teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_healthz_and_search_while_mcp_greps_run, setup, teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_healthz_and_search_while_slow_searches_run, setup,
+	        teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_healthz_and_search_while_slow_mcp_searches_run, setup,
+	        teardown),
 	    cmocka_unit_test_setup_teardown(test_grep_client_leaves, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_shutdown_with_greps_in_flight,
