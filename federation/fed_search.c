@@ -381,10 +381,15 @@ search_round(struct search_ctx *c, const cg_gstats *g, const char *mode,
 
 	*t = (struct round_take){json_array(), json_array(), json_object(),
 	                         false};
-	if (c->q.n > 0)
-		json_object_set_new(args, "stats", cg_gstats_json(g));
+	/* Not a request without its statistics: each node would score with
+	 * its own, a silently different ranking. */
+	if (args == NULL ||
+	    (c->q.n > 0 &&
+	     json_object_set_new(args, "stats", cg_gstats_json(g)) != 0))
+		rc = cg_err_set(err, CG_ENOMEM, "search: out of memory");
 	r.extra = extra;
-	rc = cg_fed_round_run(c->f, &r, "search", args, c->scope, err);
+	if (rc == 0)
+		rc = cg_fed_round_run(c->f, &r, "search", args, c->scope, err);
 	for (size_t i = 0; rc == 0 && i < r.n; i++) {
 		const json_t *res;
 
