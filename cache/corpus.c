@@ -361,11 +361,16 @@ add_warning(cg_corpus *c, size_t *nw, const char *file, const char *msg)
 	return 0;
 }
 
-static void
+/* CG_ENOMEM when a warning could not be kept (a corpus whose warnings
+ * are short is not loaded: they are its followups). */
+static int
 add_warnings(cg_corpus *c, size_t *nw, const char *file, char **list)
 {
-	for (size_t i = 0; list != NULL && list[i] != NULL; i++)
-		(void)add_warning(c, nw, file, list[i]);
+	int rc = 0;
+
+	for (size_t i = 0; list != NULL && list[i] != NULL && rc == 0; i++)
+		rc = add_warning(c, nw, file, list[i]);
+	return rc;
 }
 
 /* Reads dir/name; CG_ENOTFOUND when absent. */
@@ -489,31 +494,43 @@ load_index(cg_corpus *c, size_t *nw, cg_err *err)
 	return rc;
 }
 
-/* config.yaml and graph.yaml: optional; damage is a warning. */
-static void
-load_optional(cg_corpus *c, size_t *nw)
+/* config.yaml and graph.yaml: optional; damage is a warning.  Out of
+ * memory is not damage: without its config a corpus's entries would be
+ * dropped as "not in config.yaml" (CG_ENOMEM, err says which file). */
+static int
+load_optional(cg_corpus *c, size_t *nw, cg_err *err)
 {
 	char *text = NULL;
 	size_t len = 0;
 	cg_err e;
+	int rc;
 
 	cg_err_clear(&e);
-	if (read_file_in(c->dir, "config.yaml", &text, &len, &e) == 0) {
-		if (cg_hm_config_parse(&c->config, text, len, &e) == 0)
-			c->has_config = true;
-		else
-			(void)add_warning(c, nw, "config.yaml", e.msg);
+	rc = read_file_in(c->dir, "config.yaml", &text, &len, &e);
+	if (rc == 0) {
+		rc = cg_hm_config_parse(&c->config, text, len, &e);
+		c->has_config = rc == 0;
+		if (rc != 0 && rc != CG_ENOMEM)
+			rc = add_warning(c, nw, "config.yaml", e.msg);
 	}
 	free(text);
 	text = NULL;
+	if (rc == CG_ENOMEM)
+		return cg_err_set(err, rc, "%s/config.yaml: out of memory",
+		                  c->dir);
 	cg_err_clear(&e);
-	if (read_file_in(c->dir, "graph.yaml", &text, &len, &e) == 0) {
-		if (cg_hm_graph_parse(&c->graph, text, len, &e) == 0)
-			c->has_graph = true;
-		else
-			(void)add_warning(c, nw, "graph.yaml", e.msg);
+	rc = read_file_in(c->dir, "graph.yaml", &text, &len, &e);
+	if (rc == 0) {
+		rc = cg_hm_graph_parse(&c->graph, text, len, &e);
+		c->has_graph = rc == 0;
+		if (rc != 0 && rc != CG_ENOMEM)
+			rc = add_warning(c, nw, "graph.yaml", e.msg);
 	}
 	free(text);
+	if (rc == CG_ENOMEM)
+		return cg_err_set(err, rc, "%s/graph.yaml: out of memory",
+		                  c->dir);
+	return 0;
 }
 
 int
@@ -616,8 +633,9 @@ llms_entries(cg_corpus *c, const cg_hm_source *s, size_t *nw)
 		cg_llms_site_fini(&site);
 	free(text);
 	if (rc != 0) {
-		(void)add_warning(c, nw, "config.yaml", e.msg);
-		return rc == CG_ENOMEM ? rc : 0;
+		int wr = add_warning(c, nw, "config.yaml", e.msg);
+
+		return rc == CG_ENOMEM ? rc : wr;
 	}
 	for (size_t i = 0; rc == 0 && i < m.n; i++) {
 		char *url = NULL;
@@ -665,19 +683,22 @@ cg_corpus_load(cg_corpus *c, const char *dir, bool remote, cg_err *err)
 	rc = load_index(c, &nw, err);
 	if (rc != 0)
 		return rc;
-	load_optional(c, &nw);
-	rc = load_llms(c, &nw, err);
+	rc = load_optional(c, &nw, err);
+	if (rc == 0)
+		rc = load_llms(c, &nw, err);
 	if (rc != 0)
 		return rc;
-	cg_hm_check(&c->index, c->has_config ? &c->config : NULL,
-	            c->has_graph ? &c->graph : NULL);
-	add_warnings(c, &nw, c->index.version == 2 ? "index.yaml" : "index.md",
-	             c->index.warnings);
-	if (c->has_config)
-		add_warnings(c, &nw, "config.yaml", c->config.warnings);
-	if (c->has_graph)
-		add_warnings(c, &nw, "graph.yaml", c->graph.warnings);
-	return 0;
+	rc = cg_hm_check(&c->index, c->has_config ? &c->config : NULL,
+	                 c->has_graph ? &c->graph : NULL);
+	if (rc == 0)
+		rc = add_warnings(
+		    c, &nw, c->index.version == 2 ? "index.yaml" : "index.md",
+		    c->index.warnings);
+	if (rc == 0 && c->has_config)
+		rc = add_warnings(c, &nw, "config.yaml", c->config.warnings);
+	if (rc == 0 && c->has_graph)
+		rc = add_warnings(c, &nw, "graph.yaml", c->graph.warnings);
+	return rc != 0 ? cg_err_set(err, rc, "%s: out of memory", c->dir) : 0;
 }
 
 void

@@ -282,7 +282,9 @@ void cg_hm_reggraph_fini(cg_hm_reggraph *rg);
  * in the config, entry concepts the graph does not define (either may be
  * NULL to skip that check).  Never removes entries.  ix must come from
  * cg_hm_index_parse_v1/_v2 (its warnings array is reused, and the cap
- * still holds).  Running out of memory only loses warnings. */
-void cg_hm_check(cg_hm_index *ix, const cg_hm_config *c, const cg_hm_graph *g);
+ * still holds).  Returns CG_ENOMEM when a warning or a check was lost to
+ * memory (the warnings are then short: a caller that shows them fails),
+ * else 0. */
+int cg_hm_check(cg_hm_index *ix, const cg_hm_config *c, const cg_hm_graph *g);
 
 #endif

@@ -650,7 +650,7 @@ concept_set(const cg_hm_graph *g)
 	return set;
 }
 
-void
+int
 cg_hm_check(cg_hm_index *ix, const cg_hm_config *c, const cg_hm_graph *g)
 {
 	struct cg_hmi h;
@@ -658,12 +658,15 @@ cg_hm_check(cg_hm_index *ix, const cg_hm_config *c, const cg_hm_graph *g)
 	char q1[CG_HMI_QMAX];
 	char q2[CG_HMI_QMAX];
 	char **w;
+	int rc;
 
 	if (ix == NULL) {
 		json_decref(concepts);
-		return;
+		return 0;
 	}
 	cg_hmi_init(&h, NULL);
+	if (g != NULL && concepts == NULL)
+		cg_hmi_nomem(&h); /* the concept check cannot run */
 	cg_hmi_warn_adopt(&h, ix->warnings);
 	ix->warnings = NULL;
 	for (size_t i = 0; i < ix->n; i++) {
@@ -684,10 +687,11 @@ cg_hm_check(cg_hm_index *ix, const cg_hm_config *c, const cg_hm_graph *g)
 				            cg_hmi_q(q2, e->concepts[k]));
 	}
 	json_decref(concepts);
-	h.rc = 0; /* a warning lost to memory is not worth more */
 	w = cg_hmi_warn_take(&h);
 	ix->warnings = w;
+	rc = h.rc;
 	cg_hmi_fini(&h);
+	return rc;
 }
 
 /* ---------------------------------------------------------- appending */

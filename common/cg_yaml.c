@@ -231,7 +231,7 @@ attach(struct builder *b, json_t *v, size_t line)
 	}
 	if (rc != 0)
 		return fail(b, CG_YAML_NOMEM, CG_ENOMEM, line,
-		            "cannot add a node");
+		            "out of memory (cannot add a node)");
 	return 0;
 }
 

@@ -339,9 +339,11 @@ cg_fed_tag(json_t *item, const char *ws)
 	char *uri =
 	    cg_uri_make(ws, json_string_value(json_object_get(item, "source")),
 	                json_string_value(json_object_get(item, "path")));
-	int rc = json_object_set_new(item, "uri",
-	                             uri ? json_string(uri) : json_null());
+	int rc;
 
+	if (uri == NULL) /* not an item without its uri (a wrong answer) */
+		return CG_ENOMEM;
+	rc = json_object_set_new(item, "uri", json_string(uri));
 	free(uri);
 	rc |= json_object_set_new(item, "workspace", json_string(ws));
 	return rc != 0 ? CG_ENOMEM : 0;

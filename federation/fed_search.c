@@ -381,10 +381,15 @@ search_round(struct search_ctx *c, const cg_gstats *g, const char *mode,
 
 	*t = (struct round_take){json_array(), json_array(), json_object(),
 	                         false};
-	if (c->q.n > 0)
-		json_object_set_new(args, "stats", cg_gstats_json(g));
+	/* Not a request without its statistics: each node would score with
+	 * its own, a silently different ranking. */
+	if (args == NULL ||
+	    (c->q.n > 0 &&
+	     json_object_set_new(args, "stats", cg_gstats_json(g)) != 0))
+		rc = cg_err_set(err, CG_ENOMEM, "search: out of memory");
 	r.extra = extra;
-	rc = cg_fed_round_run(c->f, &r, "search", args, c->scope, err);
+	if (rc == 0)
+		rc = cg_fed_round_run(c->f, &r, "search", args, c->scope, err);
 	for (size_t i = 0; rc == 0 && i < r.n; i++) {
 		const json_t *res;
 
@@ -708,10 +713,11 @@ contested(struct search_ctx *c, const json_t *hits)
 }
 
 /* The pages of key that the cache holds for node i's sources in scope
- * (appended to pages, tagged); false when a source was not asked yet. */
+ * (appended to pages, tagged); false when a source was not asked yet.
+ * *bad when a page could not be tagged or kept (pages is short). */
 static bool
 cached_claims(struct search_ctx *c, size_t i, const char *sig, const char *key,
-              json_t *pages)
+              json_t *pages, bool *bad)
 {
 	uint64_t hash = cg_hash64(key, strlen(key));
 	size_t j;
@@ -734,8 +740,9 @@ cached_claims(struct search_ctx *c, size_t i, const char *sig, const char *key,
 			continue;
 		}
 		json_array_foreach(got, k, p) {
-			cg_fed_tag(p, c->f->nodes[i].workspace);
-			json_array_append(pages, p);
+			if (cg_fed_tag(p, c->f->nodes[i].workspace) != 0 ||
+			    json_array_append(pages, p) != 0)
+				*bad = true;
 		}
 		json_decref(got);
 	}
@@ -771,12 +778,15 @@ keep_claims(struct search_ctx *c, size_t i, const char *sig, const json_t *keys,
 				if (strcmp(cg_json_str(p, "source"),
 				           json_string_value(src)) == 0 &&
 				    strcmp(cg_json_str(p, "claim_key"),
-				           json_string_value(key)) == 0)
-					json_array_append(mine, p);
-			cg_fed_stats_put_claim_pages(
-			    c->f->stats, c->f->nodes[i].name,
-			    json_string_value(src), sig, json_string_value(key),
-			    mine);
+				           json_string_value(key)) == 0 &&
+				    json_array_append(mine, p) != 0)
+					bad = true;
+			/* A list short of a page is neither cached nor used. */
+			if (!bad)
+				cg_fed_stats_put_claim_pages(
+				    c->f->stats, c->f->nodes[i].name,
+				    json_string_value(src), sig,
+				    json_string_value(key), mine);
 			json_array_foreach(mine, m, p) {
 				json_t *t = json_deep_copy(p);
 
@@ -819,7 +829,7 @@ claims_round(struct search_ctx *c, const json_t *hits)
 		json_array_foreach(keys, k, key) {
 			if (c->scope[i] == NULL ||
 			    cached_claims(c, i, sig, json_string_value(key),
-			                  pages))
+			                  pages, &bad))
 				continue;
 			if (ask[i] == NULL)
 				ask[i] = json_pack("{s:[]}", "keys");

@@ -245,29 +245,51 @@ skip_file(struct writer *w, const struct known *k, const char *rel,
 	return set_problem(w, rel, kind, msg);
 }
 
-static char *
-join_list(char **v)
+/* Keeps the first failure of a builder sequence that must be whole (out
+ * of memory); a cap reached (CG_ETOOBIG) only cuts a text at its cap. */
+static void
+sticky(int *rc, int r)
+{
+	if (*rc == 0 && r == CG_ENOMEM)
+		*rc = r;
+}
+
+/* The buffer's text into *out, or CG_ENOMEM (rc, or the take failing). */
+static int
+take(cg_buf *b, int rc, char **out)
+{
+	*out = rc == 0 ? cg_buf_take(b) : NULL;
+	cg_buf_fini(b);
+	return *out != NULL ? 0 : CG_ENOMEM;
+}
+
+static int
+join_list(char **v, char **out)
 {
 	cg_buf b;
+	int rc = 0;
 
 	cg_buf_init(&b, 1 << 20);
 	for (size_t i = 0; v != NULL && v[i] != NULL; i++) {
 		if (i > 0)
-			(void)cg_buf_putc(&b, ' ');
-		(void)cg_buf_puts(&b, v[i]);
+			sticky(&rc, cg_buf_putc(&b, ' '));
+		sticky(&rc, cg_buf_puts(&b, v[i]));
 	}
-	return cg_buf_take(&b);
+	return take(&b, rc, out);
 }
 
+/* v as a JSON array of strings; NULL only when memory ran out. */
 static char *
 json_list(char **v)
 {
 	json_t *a = json_array();
-	char *s;
+	char *s = NULL;
+	int rc = a != NULL ? 0 : -1;
 
-	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-		json_array_append_new(a, json_string(v[i]));
-	s = json_dumps(a, JSON_COMPACT);
+	for (size_t i = 0; rc == 0 && v != NULL && v[i] != NULL; i++)
+		rc = json_array_append_new(a, json_string(v[i]));
+	if (rc == 0)
+		s = json_dumps(a, JSON_COMPACT);
 	json_decref(a);
 	return s;
 }
@@ -288,62 +310,81 @@ structured_key(const char *k)
 }
 
 static void
-meta_append(cg_buf *b, const json_t *v)
+meta_append(cg_buf *b, const json_t *v, int *rc)
 {
 	size_t i;
 	const json_t *item;
 
 	if (json_is_string(v)) {
-		(void)cg_buf_puts(b, json_string_value(v));
-		(void)cg_buf_putc(b, '\n');
+		sticky(rc, cg_buf_puts(b, json_string_value(v)));
+		sticky(rc, cg_buf_putc(b, '\n'));
 	} else if (json_is_array(v)) {
 		json_array_foreach(v, i, item)
 			if (json_is_string(item)) {
-				(void)cg_buf_puts(b, json_string_value(item));
-				(void)cg_buf_putc(b, '\n');
+				sticky(rc,
+				       cg_buf_puts(b, json_string_value(item)));
+				sticky(rc, cg_buf_putc(b, '\n'));
 			}
 	}
 }
 
 /* The "meta" column: every free-text frontmatter value (owner, claim,
  * source_refs, related, applies_to, ...), for frontmatter-only matches. */
-static char *
-meta_text(const cg_page *p)
+static int
+meta_text(const cg_page *p, char **out)
 {
 	const char *key;
 	json_t *v;
 	cg_buf b;
+	int rc = 0;
 
 	cg_buf_init(&b, 1 << 20);
 	json_object_foreach(p->fm, key, v)
 		if (!structured_key(key))
-			meta_append(&b, v);
-	return cg_buf_take(&b);
+			meta_append(&b, v, &rc);
+	return take(&b, rc, out);
 }
 
+/* The headings as JSON; NULL only when memory ran out. */
 static char *
 outline_json(const cg_page *p)
 {
 	json_t *a = json_array();
-	char *s;
+	char *s = NULL;
+	int rc = a != NULL ? 0 : -1;
 
-	for (size_t i = 0; i < p->nheadings; i++)
-		json_array_append_new(a, json_pack("{s:i, s:i, s:s}", "level",
-		                                   p->headings[i].level, "line",
-		                                   p->headings[i].line, "text",
-		                                   p->headings[i].text));
-	s = json_dumps(a, JSON_COMPACT);
+	for (size_t i = 0; rc == 0 && i < p->nheadings; i++)
+		rc = json_array_append_new(
+		    a,
+		    json_pack("{s:i, s:i, s:s}", "level", p->headings[i].level,
+		              "line", p->headings[i].line, "text",
+		              p->headings[i].text));
+	if (rc == 0)
+		s = json_dumps(a, JSON_COMPACT);
 	json_decref(a);
 	return s;
 }
 
+/* Binds s (NULL: SQL NULL) to parameter i; the first failure (SQLite
+ * copies the text: out of memory) sticks in *brc, so that no row is
+ * written with a column silently NULL. */
 static void
-bind_opt(sqlite3_stmt *st, int i, const char *s)
+bind_opt(sqlite3_stmt *st, int i, const char *s, int *brc)
 {
-	if (s != NULL)
-		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
+	int r = s != NULL ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT)
+	                  : sqlite3_bind_null(st, i);
+
+	if (*brc == SQLITE_OK)
+		*brc = r;
+}
+
+/* Steps st when every bind held (brc), else reports the bind's failure. */
+static int
+step_bound(struct writer *w, sqlite3_stmt *st, int brc, const char *what)
+{
+	if (brc != SQLITE_OK)
+		return cg_index_sql_fail(w->db, brc, what, w->err);
+	return step_done(w, st, what);
 }
 
 static uint64_t
@@ -371,52 +412,60 @@ insert_page_row(struct writer *w, const cg_scan_entry *e, int64_t hash,
 	char *al = json_list(p->aliases);
 	char *fm = json_dumps(p->fm, JSON_COMPACT);
 	char *outline = outline_json(p);
-	int rc;
+	int brc = SQLITE_OK;
+	int rc = 0;
 
-	rc = prepare(w,
-	             "INSERT INTO pages(path, slug, size, mtime_ns, hash, "
-	             "title, category, category_raw, owner, confidence, "
-	             "conf_rank, created_at, updated_at, expires_at, "
-	             "claim_key, body_hash, tags, fm, source_refs, "
-	             "supersedes, aliases, headings, first_line, nlines, "
-	             "fm_status, fm_error, utf8_fixed) VALUES(?1, ?2, ?3, "
-	             "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
-	             "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
-	             "?26, ?27)",
-	             &st);
+	if (claim == NULL || tags == NULL || refs == NULL || sup == NULL ||
+	    al == NULL || fm == NULL || outline == NULL)
+		rc = cg_err_set(w->err, CG_ENOMEM,
+		                "index: page %s: out of memory", e->rel);
+	if (rc == 0)
+		rc = prepare(
+		    w,
+		    "INSERT INTO pages(path, slug, size, mtime_ns, hash, "
+		    "title, category, category_raw, owner, confidence, "
+		    "conf_rank, created_at, updated_at, expires_at, "
+		    "claim_key, body_hash, tags, fm, source_refs, "
+		    "supersedes, aliases, headings, first_line, nlines, "
+		    "fm_status, fm_error, utf8_fixed) VALUES(?1, ?2, ?3, "
+		    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+		    "?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
+		    "?26, ?27)",
+		    &st);
 	if (rc == 0) {
 		sqlite3_bind_text(st, 1, e->rel, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, slug, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 3, e->size);
 		sqlite3_bind_int64(st, 4, e->mtime_ns);
 		sqlite3_bind_int64(st, 5, hash);
-		bind_opt(st, 6, p->title);
-		bind_opt(st, 7, p->category);
-		bind_opt(st, 8, p->category_raw);
-		bind_opt(st, 9, p->owner);
-		bind_opt(st, 10, p->confidence);
+		bind_opt(st, 6, p->title, &brc);
+		bind_opt(st, 7, p->category, &brc);
+		bind_opt(st, 8, p->category_raw, &brc);
+		bind_opt(st, 9, p->owner, &brc);
+		bind_opt(st, 10, p->confidence, &brc);
 		sqlite3_bind_int(st, 11,
 		                 cg_filters_confidence_rank(p->confidence));
-		bind_opt(st, 12, p->created_at);
-		bind_opt(st, 13, p->updated_at);
-		bind_opt(st, 14, p->expires_at);
-		bind_opt(st, 15, claim);
+		bind_opt(st, 12, p->created_at, &brc);
+		bind_opt(st, 13, p->updated_at, &brc);
+		bind_opt(st, 14, p->expires_at, &brc);
+		bind_opt(st, 15, claim, &brc);
 		sqlite3_bind_int64(st, 16, (int64_t)body_hash(p));
-		bind_opt(st, 17, tags);
-		bind_opt(st, 18, fm);
-		bind_opt(st, 19, refs);
-		bind_opt(st, 20, sup);
-		bind_opt(st, 21, al);
-		bind_opt(st, 22, outline);
-		bind_opt(st, 23, p->first_line);
+		bind_opt(st, 17, tags, &brc);
+		bind_opt(st, 18, fm, &brc);
+		bind_opt(st, 19, refs, &brc);
+		bind_opt(st, 20, sup, &brc);
+		bind_opt(st, 21, al, &brc);
+		bind_opt(st, 22, outline, &brc);
+		bind_opt(st, 23, p->first_line, &brc);
 		sqlite3_bind_int(st, 24, p->nlines);
 		sqlite3_bind_int(st, 25, (int)p->fm_status);
-		bind_opt(st, 26, p->fm_error[0] ? p->fm_error : NULL);
+		bind_opt(st, 26, p->fm_error[0] ? p->fm_error : NULL, &brc);
 		sqlite3_bind_int64(st, 27, (int64_t)p->utf8_fixed);
-		rc = step_done(w, st, "index insert page");
+		rc = step_bound(w, st, brc, "index insert page");
 		*id = sqlite3_last_insert_rowid(w->db);
 	}
-	sqlite3_reset(st);
+	if (st != NULL)
+		sqlite3_reset(st);
 	free(claim);
 	free(tags);
 	free(refs);
@@ -464,27 +513,32 @@ check_token(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
 
 /* The title column: the title, and on a line of its own the file name's
  * words when the title lacks one of them ("PostgreSQL" of use-postgres.md
- * is also found by "postgres"); NULL: the title alone (or no memory). */
-static char *
-title_text(const char *title, const char *slug)
+ * is also found by "postgres"); *out NULL: the title alone.  CG_ENOMEM
+ * when it cannot tell (the slug's words would be missing). */
+static int
+title_text(const char *title, const char *slug, char **out)
 {
 	struct slug_check k = {.missing = false};
 	cg_buf b;
-	char *out = NULL;
+	int rc;
 
+	*out = NULL;
 	if (title == NULL || slug == NULL)
-		return NULL;
+		return 0;
 	cg_buf_init(&b, 1 << 16);
-	(void)cg_buf_putc(&b, ' ');
-	(void)cg_token_each(title, (int)strnlen(title, 1 << 15), collect_token,
-	                    &b);
+	rc = cg_buf_putc(&b, ' ');
+	if (rc == 0)
+		rc = cg_token_each(title, (int)strnlen(title, 1 << 15),
+		                   collect_token, &b);
 	k.title = cg_buf_str(&b);
-	if (k.title != NULL)
+	if (rc == 0)
 		(void)cg_token_each(slug, (int)strlen(slug), check_token, &k);
-	if (k.missing && asprintf(&out, "%s\n%s", title, slug) < 0)
-		out = NULL;
+	if (rc == 0 && k.missing && asprintf(out, "%s\n%s", title, slug) < 0) {
+		*out = NULL;
+		rc = CG_ENOMEM;
+	}
 	cg_buf_fini(&b);
-	return out;
+	return rc == CG_ENOMEM ? rc : 0;
 }
 
 static int
@@ -492,34 +546,45 @@ insert_sections(struct writer *w, int64_t id, const cg_page *p,
                 const char *slug)
 {
 	sqlite3_stmt *st = NULL;
-	char *tags = join_list(p->tags);
-	char *meta = meta_text(p);
-	char *title = title_text(p->title, slug);
+	char *tags = NULL;
+	char *meta = NULL;
+	char *title = NULL;
 	size_t n = p->nsections;
-	int rc;
+	int rc = join_list(p->tags, &tags);
 
+	if (rc == 0)
+		rc = meta_text(p, &meta);
+	if (rc == 0)
+		rc = title_text(p->title, slug, &title);
+	if (rc != 0)
+		rc = cg_err_set(w->err, rc, "index: page %s: out of memory",
+		                slug);
 	if (n >= ((size_t)1 << CG_SEC_SHIFT))
 		n = ((size_t)1 << CG_SEC_SHIFT) - 1;
-	rc = prepare(w,
-	             "INSERT INTO sec(rowid, title, headings, body, tags, "
-	             "meta, line_start, line_end) VALUES(?1, ?2, ?3, ?4, ?5, "
-	             "?6, ?7, ?8)",
-	             &st);
+	if (rc == 0)
+		rc = prepare(
+		    w,
+		    "INSERT INTO sec(rowid, title, headings, body, tags, "
+		    "meta, line_start, line_end) VALUES(?1, ?2, ?3, ?4, ?5, "
+		    "?6, ?7, ?8)",
+		    &st);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const cg_section *s = &p->sections[i];
+		int brc = SQLITE_OK;
 
 		sqlite3_bind_int64(st, 1, (id << CG_SEC_SHIFT) | (int64_t)i);
-		bind_opt(st, 2, title != NULL ? title : p->title);
-		bind_opt(st, 3, s->headings);
-		bind_opt(st, 4, s->body);
+		bind_opt(st, 2, title != NULL ? title : p->title, &brc);
+		bind_opt(st, 3, s->headings, &brc);
+		bind_opt(st, 4, s->body, &brc);
 		/* Frontmatter text once per page: on its first section. */
-		bind_opt(st, 5, i == 0 ? tags : NULL);
-		bind_opt(st, 6, i == 0 ? meta : NULL);
+		bind_opt(st, 5, i == 0 ? tags : NULL, &brc);
+		bind_opt(st, 6, i == 0 ? meta : NULL, &brc);
 		sqlite3_bind_int(st, 7, s->line_start);
 		sqlite3_bind_int(st, 8, s->line_end);
-		rc = step_done(w, st, "index insert section");
+		rc = step_bound(w, st, brc, "index insert section");
 	}
-	sqlite3_reset(st);
+	if (st != NULL)
+		sqlite3_reset(st);
 	free(tags);
 	free(meta);
 	free(title);
@@ -538,14 +603,15 @@ insert_links(struct writer *w, int64_t id, const cg_page *p)
 	             &st);
 	for (size_t i = 0; rc == 0 && i < p->nlinks; i++) {
 		const cg_link *l = &p->links[i];
+		int brc = SQLITE_OK;
 
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int(st, 2, (int)l->kind);
-		bind_opt(st, 3, l->target);
-		bind_opt(st, 4, l->anchor);
-		bind_opt(st, 5, l->text);
+		bind_opt(st, 3, l->target, &brc);
+		bind_opt(st, 4, l->anchor, &brc);
+		bind_opt(st, 5, l->text, &brc);
 		sqlite3_bind_int(st, 6, l->line);
-		rc = step_done(w, st, "index insert link");
+		rc = step_bound(w, st, brc, "index insert link");
 	}
 	sqlite3_reset(st);
 	return rc;
@@ -635,23 +701,36 @@ prune_problems(struct writer *w, const cg_scan *scan)
 	char **gone = NULL;
 	size_t ngone = 0;
 	int rc = prepare(w, "SELECT path FROM problems", &st);
+	int src = rc == 0 ? SQLITE_ROW : SQLITE_DONE;
 
-	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+	/* A path cut short (out of memory) would leave the problem of a
+	 * file that is gone: the sync fails instead. */
+	while (rc == 0 && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *path = (const char *)sqlite3_column_text(st, 0);
 		char **v;
 
+		if (path == NULL && sqlite3_errcode(w->db) == SQLITE_NOMEM) {
+			rc = cg_index_sql_fail(w->db, SQLITE_NOMEM,
+			                       "index problems", w->err);
+			break;
+		}
 		if (path == NULL ||
 		    (scan->n > 0 && bsearch(path, scan->v, scan->n,
 		                            sizeof(*scan->v), cmp_scan_rel)))
 			continue;
 		v = realloc(gone, (ngone + 1) * sizeof(*v));
-		if (v == NULL)
-			break;
-		gone = v;
-		gone[ngone] = strdup(path);
-		if (gone[ngone] != NULL)
+		if (v != NULL) {
+			gone = v;
+			gone[ngone] = strdup(path);
+		}
+		if (v == NULL || gone[ngone] == NULL)
+			rc = cg_err_set(w->err, CG_ENOMEM,
+			                "index problems: out of memory");
+		else
 			ngone++;
 	}
+	if (rc == 0 && src != SQLITE_DONE)
+		rc = cg_index_sql_fail(w->db, src, "index problems", w->err);
 	sqlite3_reset(st);
 	for (size_t i = 0; i < ngone; i++) {
 		if (rc == 0)
@@ -734,6 +813,9 @@ sync_file(struct writer *w, const cg_scan_entry *e)
 	cg_err_clear(&rerr);
 	rc = cg_file_read(abs, CG_PAGE_MAX_BYTES, &text, &len, &rerr);
 	free(abs);
+	if (rc == CG_ENOMEM) /* not an unreadable file: the sync fails */
+		return cg_err_set(w->err, rc, "index: %s: out of memory",
+		                  e->rel);
 	if (rc != 0) {
 		rc = skip_file(w, k, e->rel, "unreadable", rerr.msg);
 		goto out;
@@ -810,6 +892,7 @@ corpus_problems_differ(struct writer *w)
 	sqlite3_stmt *st = NULL;
 	size_t n = 0;
 	int differ = 0;
+	int src = SQLITE_DONE;
 
 	if (w->warnings == NULL)
 		return 0;
@@ -818,7 +901,7 @@ corpus_problems_differ(struct writer *w)
 	            "ORDER BY CAST(substr(path, 8) AS INTEGER)",
 	            &st) != 0)
 		return 1;
-	while (!differ && sqlite3_step(st) == SQLITE_ROW) {
+	while (!differ && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *m = (const char *)sqlite3_column_text(st, 0);
 
 		differ = w->warnings[n] == NULL || m == NULL ||
@@ -826,7 +909,8 @@ corpus_problems_differ(struct writer *w)
 		n++;
 	}
 	sqlite3_reset(st);
-	return differ || w->warnings[n] != NULL;
+	/* A read that failed errs towards a sync. */
+	return differ || src != SQLITE_DONE || w->warnings[n] != NULL;
 }
 
 /* 1 when a scanned file would be written by sync_file: new, changed, or
@@ -865,11 +949,12 @@ problems_outlive_files(struct writer *w, const cg_scan *scan)
 {
 	sqlite3_stmt *st = NULL;
 	int gone = 0;
+	int src = SQLITE_DONE;
 
 	if (prepare(w, "SELECT path FROM problems WHERE kind <> 'corpus'",
 	            &st) != 0)
 		return 1;
-	while (!gone && sqlite3_step(st) == SQLITE_ROW) {
+	while (!gone && (src = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *path = (const char *)sqlite3_column_text(st, 0);
 
 		gone = path == NULL || scan->n == 0 ||
@@ -877,7 +962,7 @@ problems_outlive_files(struct writer *w, const cg_scan *scan)
 		               cmp_scan_rel) == NULL;
 	}
 	sqlite3_reset(st);
-	return gone;
+	return gone || src != SQLITE_DONE; /* a failed read: sync */
 }
 
 /* Whether a sync of scan would write anything, decided by reading only:

@@ -453,15 +453,18 @@ extra_keys(const char *fm_text)
 	    "type",       "category",   "owner",   "confidence", "source_refs",
 	    "created_at", "updated_at", "updated", "expires_at", "supersedes",
 	    "tags",       "title",      "claim",   "subject",    NULL};
-	json_error_t je = {0}; /* its code stays unknown on out of memory */
+	json_error_t je = {0};
 	json_t *fm = fm_text ? json_loads(fm_text, 0, &je) : NULL;
 	json_t *out = json_object();
 	const char *key;
 	json_t *v;
 
-	if (fm == NULL && fm_text != NULL && cg_index_json_nomem(&je)) {
+	/* The index wrote fm with json_dumps: text that does not parse ran
+	 * out of memory in jansson's lexer (which says "invalid token"),
+	 * and is not "no extra keys" (cg_index_col_json, index/sql.h). */
+	if (fm == NULL && fm_text != NULL) {
 		json_decref(out);
-		return NULL; /* not "no extra keys" */
+		return NULL;
 	}
 
 	json_object_foreach(fm, key, v) {

@@ -39,20 +39,12 @@ json_t *
 cg_index_col_json(sqlite3_stmt *st, int i)
 {
 	const char *s = (const char *)sqlite3_column_text(st, i);
-	json_error_t je = {0}; /* its code stays unknown on out of memory */
+	json_error_t je = {0};
 	json_t *v = s != NULL ? json_loads(s, 0, &je) : NULL;
 
-	if (v == NULL && s != NULL && cg_index_json_nomem(&je))
-		return NULL;
+	if (v == NULL && s != NULL)
+		return NULL; /* the index wrote it: see cg_index_json_nomem */
 	return v != NULL ? v : json_array();
-}
-
-bool
-cg_index_json_nomem(const json_error_t *je)
-{
-	enum json_error_code c = json_error_code(je);
-
-	return c == json_error_out_of_memory || c == json_error_unknown;
 }
 
 bool

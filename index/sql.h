@@ -26,14 +26,12 @@ int cg_index_sql_fail(sqlite3 *db, int rc, const char *what, cg_err *err);
 json_t *cg_index_col_text(sqlite3_stmt *st, int i);
 
 /* Column i of a row holding JSON text (tags, aliases, headings...) parsed
- * into a new value; an empty array when it is NULL or does not parse;
- * NULL when memory ran out (not an empty list). */
+ * into a new value; an empty array when it is NULL; NULL when it does
+ * not parse (not an empty list): the index wrote it with json_dumps, so
+ * text that does not parse means memory ran out (jansson's lexer reports
+ * a failed allocation inside a string as "invalid token", a syntax
+ * error) or a damaged row, and either is an error. */
 json_t *cg_index_col_json(sqlite3_stmt *st, int i);
-
-/* True when json_loads failed for want of memory: jansson says so, or
- * says nothing (an allocation failing inside its parser leaves the error
- * code unset), never for text that does not parse. */
-bool cg_index_json_nomem(const json_error_t *je);
 
 /* True when reading the current row's columns of st ran out of memory:
  * sqlite3_column_text and its siblings then return NULL or 0, which look

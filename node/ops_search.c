@@ -192,10 +192,15 @@ cg_op_stats(cg_node *n, const json_t *args, json_t *res, cg_err *err)
 			                           &serr, err);
 			continue;
 		}
+		/* one is ours: when it does not read back, memory ran out
+		 * (the sum is not a sum short of a source). */
 		if (cg_gstats_from_json(&s, one, q.n) == 0)
 			cg_gstats_add(&sum, &s);
+		else
+			rc = cg_err_set(err, CG_ENOMEM, "stats: out of memory");
 		if (json_object_set_new(per, cg_node_source_name(n, i), one) !=
-		    0)
+		        0 &&
+		    rc == 0)
 			rc = cg_err_set(err, CG_ENOMEM, "out of memory");
 	}
 	if (rc == 0 &&

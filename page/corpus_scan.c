@@ -18,36 +18,63 @@
 #include "common/cg_json.h"
 #include "common/cg_str.h"
 
+/* Every builder here returns NULL (or an error) when memory ran out,
+ * never a shorter value: an overlay short of a member would be indexed
+ * as the entry's truth, and its hash would hide the loss from the next
+ * sync until something else changed. */
+
+/* o[k] = v (stolen; NULL is a failure) unless *rc already failed. */
+static void
+put(json_t *o, const char *k, json_t *v, int *rc)
+{
+	if (*rc == 0 && json_object_set_new(o, k, v) != 0)
+		*rc = CG_ENOMEM;
+	else if (*rc != 0)
+		json_decref(v);
+}
+
+/* o, or NULL (o freed) when rc says a member is missing. */
+static json_t *
+whole(json_t *o, int rc)
+{
+	if (rc == 0)
+		return o;
+	json_decref(o);
+	return NULL;
+}
+
 static json_t *
 str_list(char **v)
 {
 	json_t *a = json_array();
+	int rc = a != NULL ? 0 : CG_ENOMEM;
 
-	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-		json_array_append_new(a, json_string(v[i]));
-	return a;
+	for (size_t i = 0; rc == 0 && v != NULL && v[i] != NULL; i++)
+		if (json_array_append_new(a, json_string(v[i])) != 0)
+			rc = CG_ENOMEM;
+	return whole(a, rc);
 }
 
 static void
-set_opt(json_t *o, const char *k, const char *v)
+set_opt(json_t *o, const char *k, const char *v, int *rc)
 {
 	if (v != NULL)
-		json_object_set_new(o, k, json_string(v));
+		put(o, k, json_string(v), rc);
 }
 
 static json_t *
 section_json(const cg_hm_entry *s)
 {
 	json_t *o = json_object();
+	int rc = o != NULL ? 0 : CG_ENOMEM;
 
-	set_opt(o, "anchor", s->anchor);
-	set_opt(o, "title", s->title);
-	set_opt(o, "summary", s->summary);
+	set_opt(o, "anchor", s->anchor, &rc);
+	set_opt(o, "title", s->title, &rc);
+	set_opt(o, "summary", s->summary, &rc);
 	if (s->line_start > 0)
-		json_object_set_new(
-		    o, "line_range",
-		    json_pack("[i, i]", s->line_start, s->line_end));
-	return o;
+		put(o, "line_range",
+		    json_pack("[i, i]", s->line_start, s->line_end), &rc);
+	return whole(o, rc);
 }
 
 /* {parent id: [section...]}: one pass, so an index of n entries costs
@@ -56,8 +83,9 @@ static json_t *
 sections_by_parent(const cg_hm_index *ix)
 {
 	json_t *m = json_object();
+	int rc = m != NULL ? 0 : CG_ENOMEM;
 
-	for (size_t i = 0; m != NULL && i < ix->n; i++) {
+	for (size_t i = 0; rc == 0 && i < ix->n; i++) {
 		const cg_hm_entry *s = &ix->v[i];
 		json_t *a;
 
@@ -66,11 +94,12 @@ sections_by_parent(const cg_hm_index *ix)
 		a = json_object_get(m, s->parent);
 		if (a == NULL) {
 			a = json_array();
-			json_object_set_new(m, s->parent, a);
+			put(m, s->parent, a, &rc);
 		}
-		json_array_append_new(a, section_json(s));
+		if (rc == 0 && json_array_append_new(a, section_json(s)) != 0)
+			rc = CG_ENOMEM;
 	}
-	return m;
+	return whole(m, rc);
 }
 
 /* The entry's metadata, and its section entries (from secmap). */
@@ -79,34 +108,34 @@ overlay_of(const json_t *secmap, const cg_hm_entry *e)
 {
 	json_t *o = json_object();
 	json_t *secs = json_object_get(secmap, e->id);
+	int rc = o != NULL ? 0 : CG_ENOMEM;
 
-	json_object_set_new(o, "entry", json_string(e->id));
-	set_opt(o, "source", e->source);
-	set_opt(o, "doc", e->path);
-	set_opt(o, "url", e->url); /* llms-txt sources: the page's URL */
-	set_opt(o, "title", e->title);
-	set_opt(o, "summary", e->summary);
-	set_opt(o, "category", e->category);
-	json_object_set_new(o, "tags", str_list(e->tags));
-	json_object_set_new(o, "keywords", str_list(e->keywords));
-	json_object_set_new(o, "concepts", str_list(e->concepts));
-	json_object_set_new(o, "stale", json_boolean(e->stale));
-	set_opt(o, "stale_since", e->stale_since);
-	json_object_set_new(o, "sections",
-	                    secs ? json_deep_copy(secs) : json_array());
-	return o;
+	put(o, "entry", json_string(e->id), &rc);
+	set_opt(o, "source", e->source, &rc);
+	set_opt(o, "doc", e->path, &rc);
+	set_opt(o, "url", e->url, &rc); /* llms-txt sources: the page's URL */
+	set_opt(o, "title", e->title, &rc);
+	set_opt(o, "summary", e->summary, &rc);
+	set_opt(o, "category", e->category, &rc);
+	put(o, "tags", str_list(e->tags), &rc);
+	put(o, "keywords", str_list(e->keywords), &rc);
+	put(o, "concepts", str_list(e->concepts), &rc);
+	put(o, "stale", json_boolean(e->stale), &rc);
+	set_opt(o, "stale_since", e->stale_since, &rc);
+	put(o, "sections", secs ? json_deep_copy(secs) : json_array(), &rc);
+	return whole(o, rc);
 }
 
 /* The hash of the overlay's canonical JSON: it is folded into the change
  * key (an index edit re-reads the page) and into the content hash. */
-static uint64_t
-overlay_hash(const json_t *overlay)
+static int
+overlay_hash(const json_t *overlay, uint64_t *h)
 {
 	char *s = json_dumps(overlay, JSON_COMPACT | JSON_SORT_KEYS);
-	uint64_t h = s ? cg_hash64(s, strlen(s)) : 0;
 
+	*h = s ? cg_hash64(s, strlen(s)) : 0;
 	free(s);
-	return h;
+	return s != NULL ? 0 : CG_ENOMEM;
 }
 
 /* One file entry: a document page, or a virtual one. */
@@ -137,13 +166,13 @@ add_entry(cg_scan *out, const cg_corpus *c, const json_t *secmap,
 		why = e->url != NULL ? "not cached yet (an llms-txt page)"
 		                     : "document not fetched or missing";
 	}
-	if (rel == NULL || ov == NULL) {
-		rc = CG_ENOMEM;
-		goto out;
-	}
+	rc = rel == NULL || ov == NULL ? CG_ENOMEM : 0;
 	if (why != NULL)
-		json_object_set_new(ov, "document_missing", json_string(why));
-	h = overlay_hash(ov);
+		put(ov, "document_missing", json_string(why), &rc);
+	if (rc == 0)
+		rc = overlay_hash(ov, &h);
+	if (rc != 0)
+		goto out;
 	rc = virt ? cg_scan_push(out, rel, 0, index_mtime ^ (int64_t)(h >> 2),
 	                         CG_SCAN_FILE)
 	          : cg_scan_push(out, rel, (int64_t)st.st_size,
@@ -201,6 +230,8 @@ index_mtime(const char *dir)
 	return t;
 }
 
+/* A copy of src plus extra (may be NULL); NULL when memory ran out
+ * (never a shorter list: the warnings are the corpus's problems). */
 static char **
 copy_warnings(char **src, const char *extra)
 {
@@ -210,12 +241,14 @@ copy_warnings(char **src, const char *extra)
 	while (src != NULL && src[n] != NULL)
 		n++;
 	v = calloc(n + 2, sizeof(*v));
-	if (v == NULL)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		v[i] = strdup(src[i]);
-	if (extra != NULL)
-		v[n] = strdup(extra);
+	for (size_t i = 0; v != NULL && i <= n; i++) {
+		const char *w = i < n ? src[i] : extra;
+
+		if (w != NULL && (v[i] = strdup(w)) == NULL) {
+			cg_strv_free(v);
+			v = NULL;
+		}
+	}
 	return v;
 }
 
@@ -237,6 +270,9 @@ cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
 		/* Not fetched yet, or an index that does not parse: no
 		 * pages, and the reason as a problem (what was indexed
 		 * before is replaced only by a readable index). */
+		cg_corpus_fini(&c);
+		if (le.code == CG_ENOMEM)
+			return cg_err_set(err, le.code, "%s", le.msg);
 		if (warnings != NULL)
 			*warnings = copy_warnings(
 			    NULL,
@@ -244,19 +280,23 @@ cg_corpus_scan(cg_scan *out, const char *dir, bool remote, char ***warnings,
 			        ? "not fetched yet: run `corpus-gw fetch` "
 			          "to fill the cache"
 			        : le.msg);
-		cg_corpus_fini(&c);
+		if (warnings != NULL && *warnings == NULL)
+			return cg_err_set(err, CG_ENOMEM,
+			                  "corpus %s: out of memory", dir);
 		return le.code == CG_ENOTFOUND
 		           ? 0
 		           : cg_err_set(err, le.code, "%s", le.msg);
 	}
 	mt = index_mtime(dir);
 	secmap = sections_by_parent(&c.index);
+	rc = secmap != NULL ? 0 : CG_ENOMEM;
 	for (size_t i = 0; rc == 0 && i < c.index.n; i++)
 		if (!c.index.v[i].is_section)
 			rc = add_entry(out, &c, secmap, &c.index.v[i], mt);
 	json_decref(secmap);
-	if (warnings != NULL)
-		*warnings = copy_warnings(c.warnings, NULL);
+	if (rc == 0 && warnings != NULL &&
+	    (*warnings = copy_warnings(c.warnings, NULL)) == NULL)
+		rc = CG_ENOMEM;
 	cg_corpus_fini(&c);
 	if (rc != 0) {
 		cg_scan_fini(out);
@@ -327,9 +367,12 @@ merge_tags(cg_page *p, const json_t *ov)
 		json_array_foreach(a, i, it) {
 			const char *s = json_string_value(it);
 
-			if (s != NULL && !has_str(v, n, s) &&
-			    (v[n] = strdup(s)) != NULL)
-				n++;
+			if (s == NULL || has_str(v, n, s))
+				continue;
+			v[n] = strdup(s);
+			if (v[n] == NULL) /* not a page short of a tag */
+				return CG_ENOMEM;
+			v[++n] = NULL;
 		}
 	}
 	v[n] = NULL;
@@ -352,22 +395,28 @@ replace_str(char **dst, const json_t *v)
 	return 0;
 }
 
-/* Section summaries as free text of the page (the meta column). */
+/* Section summaries as free text of the page (the meta column); NULL
+ * only when memory ran out. */
 static json_t *
 section_text(const json_t *ov)
 {
 	json_t *a = json_array();
 	const json_t *s;
 	size_t i;
+	int rc = a != NULL ? 0 : -1;
 
 	json_array_foreach(json_object_get(ov, "sections"), i, s) {
 		const char *t = cg_json_str_or_null(s, "title");
 		const char *m = cg_json_str_or_null(s, "summary");
 
-		if (t != NULL)
-			json_array_append_new(a, json_string(t));
-		if (m != NULL)
-			json_array_append_new(a, json_string(m));
+		if (rc == 0 && t != NULL)
+			rc = json_array_append_new(a, json_string(t));
+		if (rc == 0 && m != NULL)
+			rc = json_array_append_new(a, json_string(m));
+	}
+	if (rc != 0) {
+		json_decref(a);
+		a = NULL;
 	}
 	return a;
 }
@@ -391,11 +440,16 @@ cg_corpus_scan_overlay(cg_page *p, const json_t *ov)
 		return rc;
 	free(p->category_raw);
 	p->category_raw = NULL;
+	/* Each member must land: an entry without its "corpus" member loses
+	 * its concepts (and the bridges through them) for good. */
 	if (json_is_string(sum))
-		json_object_set(p->fm, "summary", (json_t *)sum);
-	json_object_set_new(p->fm, "section_summaries", section_text(ov));
-	json_object_set_new(p->fm, "corpus", json_deep_copy(ov));
-	return 0;
+		rc = json_object_set(p->fm, "summary", (json_t *)sum);
+	if (rc == 0)
+		rc = json_object_set_new(p->fm, "section_summaries",
+		                         section_text(ov));
+	if (rc == 0)
+		rc = json_object_set_new(p->fm, "corpus", json_deep_copy(ov));
+	return rc != 0 ? CG_ENOMEM : 0;
 }
 
 char *

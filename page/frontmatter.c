@@ -525,6 +525,14 @@ cg_fm_parse(const char *yaml, size_t len, json_t **out, cg_err *err)
 		*out = obj;
 		return CG_FM_OK;
 	}
+	if (sf == CG_YAML_NOMEM) {
+		/* Not broken YAML: the page's fields are unknown, and an empty
+		 * object would index it without them. */
+		json_decref(obj);
+		*out = NULL;
+		cg_err_set(err, CG_ENOMEM, "frontmatter: out of memory");
+		return CG_FM_BROKEN;
+	}
 	if (sf == CG_YAML_SYNTAX || sf == CG_YAML_HOSTILE)
 		st = lenient_parse(yaml, len, sf == CG_YAML_HOSTILE, &obj);
 	if (obj == NULL)

@@ -79,7 +79,9 @@ int cg_fm_split(const char *text, size_t len, size_t *yaml_off,
  * empty object (OK).  Returns the status; on LENIENT or BROKEN, err (if
  * given) holds why strict parsing failed, with the line number (CG_EPARSE;
  * CG_ETOOBIG for the caps).  err is not cleared first, and a message it
- * already holds is kept.  *out is NULL only when memory ran out.
+ * already holds is kept.  *out is NULL only when memory ran out, and
+ * then err's code is CG_ENOMEM (the caller must fail: an empty object
+ * would read as a page without frontmatter).
  */
 enum cg_fm_status cg_fm_parse(const char *yaml, size_t len, json_t **out,
                               cg_err *err);

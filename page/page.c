@@ -60,6 +60,8 @@ read_frontmatter(cg_page *pg, const char *s, size_t n, size_t *body_off,
 		ylen = 0;
 	}
 	pg->fm_status = cg_fm_parse(s + yoff, ylen, &pg->fm, &e);
+	if (pg->fm == NULL || e.code == CG_ENOMEM)
+		return CG_ENOMEM; /* not "no fields": cg_page_parse fails */
 	if (pg->fm != NULL && !json_is_object(pg->fm)) {
 		json_decref(pg->fm);
 		pg->fm = NULL;

@@ -23,11 +23,18 @@ cg_gstats_json(const cg_gstats *g)
 {
 	json_t *tot = json_array();
 	json_t *df = json_array();
+	int rc = tot != NULL && df != NULL ? 0 : -1;
 
-	for (int c = 0; c < CG_NCOLS; c++)
-		json_array_append_new(tot, json_integer(g->tot[c]));
-	for (size_t i = 0; i < g->nterms; i++)
-		json_array_append_new(df, json_integer(g->df[i]));
+	/* NULL, never arrays short of a count (memory ran out). */
+	for (int c = 0; rc == 0 && c < CG_NCOLS; c++)
+		rc = json_array_append_new(tot, json_integer(g->tot[c]));
+	for (size_t i = 0; rc == 0 && i < g->nterms; i++)
+		rc = json_array_append_new(df, json_integer(g->df[i]));
+	if (rc != 0) {
+		json_decref(tot);
+		json_decref(df);
+		return NULL;
+	}
 	return json_pack("{s:I, s:o, s:o, s:I}", "nrows", (json_int_t)g->nrows,
 	                 "tot", tot, "df", df, "df_phrase",
 	                 (json_int_t)g->df_phrase);

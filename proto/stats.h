@@ -38,7 +38,8 @@ typedef struct cg_gstats {
 
 /* Adds s to acc (the terms are the same query's). */
 void cg_gstats_add(cg_gstats *acc, const cg_gstats *s);
-/* As a new JSON object {nrows, tot[], df[], df_phrase}. */
+/* As a new JSON object {nrows, tot[], df[], df_phrase}; NULL when memory
+ * ran out (never arrays short of a count). */
 json_t *cg_gstats_json(const cg_gstats *g);
 /* Reads what cg_gstats_json wrote for a query of nterms terms; CG_EPARSE
  * when the shape does not match. */

@@ -13,8 +13,10 @@
  *   heap in use moves by a few hundred bytes from run to run without a
  *   leak, so glibc's mallinfo2 is no judge);
  * - leave the index intact: afterwards, with no fault, a query gives the
- *   reference answer (after a failed sync: the old or the new one without
- *   syncing, the new one after a sync).
+ *   reference answer (after a failed sync, without syncing: each source
+ *   old or new, since each source's sync is a transaction of its own and
+ *   one that fails does not hold the others back; the new one after a
+ *   sync).
  * The workspace: a root wiki, two sub-guilds whose refund standards
  * conflict, and two local hiivmind corpora joined by a registry-graph
  * bridge (five sources, three nodes).  The operations: open + two
@@ -22,10 +24,19 @@
  * cache; an incremental re-index after a page changed, one was added and
  * one deleted.
  *
- * Runtime bound: every k while N is at most CG_SWEEP_MAX, else a
- * deterministic stride (N / CG_SWEEP_MAX rounded up, from k = 1) plus the
- * first 64 and the last 16 (set-up and tear-down paths); the numbers of a
- * run are printed.  Needs the CG_ALLOC_WRAP link (tests/CMakeLists.txt).
+ * Runtime bound: every k while N is at most the sweep's runs, else a
+ * deterministic stride (N / runs rounded up, from k = 1) plus the first
+ * and the last few ks (set-up and tear-down paths); the numbers of a run
+ * are printed.  The query: 150 runs, the first 64 and the last 16.  A
+ * sync run costs two syncs (the faulted one and the check), so the sync
+ * sweeps run light by default (48 runs each and the last 4, about half a
+ * minute together in the plain build) and deep by hand (CG_SWEEP_SYNC=1:
+ * 150 runs, the first 64 and the last 16, a few minutes each).
+ *
+ * CG_SWEEP_STRICT=1 makes a wrong answer that says nothing failed a
+ * finding (strict() says why it is not the default yet).
+ *
+ * Needs the CG_ALLOC_WRAP link (tests/CMakeLists.txt).
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -42,9 +53,13 @@
 #include "federation/fed_search.h"
 #include "gateway/embed.h"
 
-/* How many faulted runs an operation gets at most (plus the first 64 and
- * last 16 when it is strided). */
-#define CG_SWEEP_MAX 150
+/* How many faulted runs a sweep gets at most (plus its first and last
+ * ks when it is strided): the query, and a sync (light, deep). */
+#define CG_SWEEP_MAX       150
+#define CG_SWEEP_HEAD      64
+#define CG_SWEEP_TAIL      16
+#define CG_SWEEP_SYNC_MAX  48
+#define CG_SWEEP_SYNC_TAIL 4
 
 static char *ws;
 static char *cache;
@@ -77,23 +92,43 @@ state_a(void)
 	           "Feeding schedules for zebrafish.");
 }
 
-/* State B: a page changed, one added, one deleted. */
+/* The sources state B changes, one bit each: a sync that fails part-way
+ * leaves each source at A or B (a source's sync is one transaction), so
+ * the index may answer any of the 2^3 mixes. */
+enum { PART_BILLING = 1, PART_ROOT = 2, PART_WEB = 4, NMIX = 8 };
+
 static void
-state_b(void)
+rm_page(const char *rel)
 {
 	char *p;
 
-	cgt_page(ws, "billing/.guild/wiki/standards/refunds.md",
-	         "type: standard\nconfidence: high\nupdated_at: 2026-07-10",
-	         "# Refund Window\n\nRefunds are accepted for 45 days.\n");
-	cgt_page(ws, ".guild/wiki/decisions/zebrafish-feed.md",
-	         "type: decision",
-	         "# Zebrafish feed\n\nWe feed the zebrafish twice a day; "
-	         "the refund window does not apply to fish.\n");
-	if (asprintf(&p, "%s/web/.guild/wiki/context/checkout.md", ws) < 0)
+	if (asprintf(&p, "%s/%s", ws, rel) < 0)
 		fail();
-	assert_int_equal(unlink(p), 0);
+	(void)unlink(p);
 	free(p);
+}
+
+/* The workspace with the parts in mask at state B, the others at A.
+ * State B: a page changed (billing), one added (root), one deleted (web). */
+static void
+to_state(unsigned mask)
+{
+	state_a();
+	if (mask & PART_BILLING)
+		cgt_page(ws, "billing/.guild/wiki/standards/refunds.md",
+		         "type: standard\nconfidence: high\nupdated_at: "
+		         "2026-07-10",
+		         "# Refund Window\n\nRefunds are accepted for 45 "
+		         "days.\n");
+	if (mask & PART_ROOT)
+		cgt_page(ws, ".guild/wiki/decisions/zebrafish-feed.md",
+		         "type: decision",
+		         "# Zebrafish feed\n\nWe feed the zebrafish twice a "
+		         "day; the refund window does not apply to fish.\n");
+	else
+		rm_page(".guild/wiki/decisions/zebrafish-feed.md");
+	if (mask & PART_WEB)
+		rm_page("web/.guild/wiki/context/checkout.md");
 }
 
 static int
@@ -284,18 +319,23 @@ struct sweep {
 	op_fn op;
 	const json_t *ref_old; /* answer before the operation, or NULL */
 	const json_t *ref_new; /* answer after it */
+	json_t *const *mixes;  /* [NMIX] answers of each mix, or NULL */
 	void (*reset)(void);   /* puts the cache back before each run */
 	unsigned long n;       /* allocations of a run without a fault */
+	unsigned long max;     /* strided runs at most (next_k) */
+	unsigned long head;    /* the first ks, all run */
+	unsigned long tail;    /* the last ks, all run */
 	unsigned long runs, errors, degraded, findings;
 	unsigned long unreached; /* runs whose fault was never reached */
 	unsigned long silent;    /* wrong answers that say nothing failed */
 };
 
 /* CG_SWEEP_STRICT=1: a wrong answer that says nothing failed is a
- * finding too.  Not yet the default: jansson's json_loads can return an
- * object short of a member when an allocation inside it fails (seen in
- * index/search.c's extra_keys), which no caller can tell from a whole
- * one; such runs are counted and printed. */
+ * finding too.  The three sweeps pass so in the plain build; not yet the
+ * default because the query sweep under ASan (other ks) still finds one:
+ * every score of the second query scaled alike (a source's statistics
+ * lost somewhere between the nodes and the federation, not found yet).
+ * Such runs are counted and printed. */
 static bool
 strict(void)
 {
@@ -346,9 +386,20 @@ check_result(struct sweep *s, unsigned long k, int rc, cg_embed *e, json_t *out)
 	json_decref(got);
 }
 
-/* Afterwards, with no fault: a fresh workspace answers the old or the
- * new answer without a sync (not for a first index: there is none), and
- * the new one after a sync. */
+/* True when now is the answer of a state the index may be left in: the
+ * old or the new one, or (after a sync) a mix of sources at either. */
+static bool
+known_state(const struct sweep *s, const json_t *now)
+{
+	for (size_t i = 0; s->mixes != NULL && i < NMIX; i++)
+		if (same(now, s->mixes[i]))
+			return true;
+	return same(now, s->ref_old) || same(now, s->ref_new);
+}
+
+/* Afterwards, with no fault: a fresh workspace answers a known state
+ * without a sync (not for a first index: there is none), and the new one
+ * after a sync. */
 static void
 check_intact(struct sweep *s, unsigned long k)
 {
@@ -357,8 +408,9 @@ check_intact(struct sweep *s, unsigned long k)
 
 	if (s->ref_old != NULL) {
 		now = answer(false, &rc);
-		if (!same(now, s->ref_old) && !same(now, s->ref_new))
-			finding(s, k, "the index answers neither state", now);
+		if (!known_state(s, now))
+			finding(s, k, "the index answers no state it may be in",
+			        now);
 		json_decref(now);
 	}
 	now = answer(true, &rc);
@@ -403,12 +455,14 @@ run_one(struct sweep *s, unsigned long k)
  * else a stride plus both ends.  The next k after prev (0 to start), 0
  * when done. */
 static unsigned long
-next_k(unsigned long prev, unsigned long n)
+next_k(const struct sweep *s, unsigned long prev)
 {
-	unsigned long stride = (n + CG_SWEEP_MAX - 1) / CG_SWEEP_MAX;
+	unsigned long n = s->n;
+	unsigned long stride = (n + s->max - 1) / s->max;
 	unsigned long k = prev + 1;
 
-	while (stride > 1 && k > 64 && k + 16 <= n && (k - 1) % stride != 0)
+	while (stride > 1 && k > s->head && k + s->tail <= n &&
+	       (k - 1) % stride != 0)
 		k++;
 	return k <= n ? k : 0;
 }
@@ -424,8 +478,8 @@ sweep(struct sweep *s)
 	/* By hand: CG_SWEEP_K=k runs that one k (to debug a finding). */
 	if (only != NULL)
 		run_one(s, strtoul(only, NULL, 10));
-	for (unsigned long k = next_k(0, s->n); only == NULL && k != 0;
-	     k = next_k(k, s->n))
+	for (unsigned long k = next_k(s, 0); only == NULL && k != 0;
+	     k = next_k(s, k))
 		run_one(s, k);
 	print_message("%s: N = %lu allocations, %lu runs, %lu errors, %lu "
 	              "answers saying what failed, %lu silent wrong answers, "
@@ -433,8 +487,9 @@ sweep(struct sweep *s)
 	              s->name, s->n, s->runs, s->errors, s->degraded, s->silent,
 	              s->unreached, s->findings);
 	assert_int_equal(s->findings, 0);
-	/* A sweep whose faults mostly miss tests nothing. */
-	assert_true(s->unreached * 20 <= s->runs);
+	/* A sweep whose faults mostly miss tests nothing (the last ks may
+	 * be past the end of a run that allocated a few less). */
+	assert_true(s->unreached <= s->tail + s->runs / 20);
 }
 
 /* --- the cache states ------------------------------------------------- */
@@ -461,11 +516,28 @@ template_cache(void)
 
 /* --- the tests -------------------------------------------------------- */
 
+/* How far a sync sweep goes: light by default, deep by hand. */
+static void
+sync_depth(struct sweep *s)
+{
+	bool deep = getenv("CG_SWEEP_SYNC") != NULL &&
+	            strcmp(getenv("CG_SWEEP_SYNC"), "1") == 0;
+
+	s->max = deep ? CG_SWEEP_MAX : CG_SWEEP_SYNC_MAX;
+	s->head = deep ? CG_SWEEP_HEAD : 0;
+	s->tail = deep ? CG_SWEEP_TAIL : CG_SWEEP_SYNC_TAIL;
+}
+
 static void
 test_query_sweep(void **state)
 {
 	json_t *ref;
-	struct sweep s = {.name = "query", .op = op_query, .reset = keep_cache};
+	struct sweep s = {.name = "query",
+	                  .op = op_query,
+	                  .reset = keep_cache,
+	                  .max = CG_SWEEP_MAX,
+	                  .head = CG_SWEEP_HEAD,
+	                  .tail = CG_SWEEP_TAIL};
 
 	empty_cache();
 	ref = reference(true);
@@ -475,18 +547,6 @@ test_query_sweep(void **state)
 	json_decref(ref);
 }
 
-/* The sync sweeps still find defects in the indexing path (the lead's
- * list: the report of issue 15's allocation sweep); until they are fixed
- * they run by hand, CG_SWEEP_SYNC=1. */
-static void
-skip_sync_unless_asked(void)
-{
-	if (getenv("CG_SWEEP_SYNC") == NULL) {
-		print_message("sync sweeps: set CG_SWEEP_SYNC=1 to run them\n");
-		skip();
-	}
-}
-
 static void
 test_first_index_sweep(void **state)
 {
@@ -494,7 +554,7 @@ test_first_index_sweep(void **state)
 	struct sweep s = {
 	    .name = "first index", .op = op_sync, .reset = empty_cache};
 
-	skip_sync_unless_asked();
+	sync_depth(&s);
 	empty_cache();
 	ref = reference(true);
 	s.ref_new = ref;
@@ -505,23 +565,29 @@ test_first_index_sweep(void **state)
 static void
 test_incremental_sweep(void **state)
 {
-	json_t *ref_a, *ref_b;
+	json_t *mixes[NMIX];
 	struct sweep s = {
 	    .name = "incremental", .op = op_sync, .reset = template_cache};
 
-	skip_sync_unless_asked();
+	sync_depth(&s);
+	for (unsigned m = 0; m < NMIX; m++) {
+		to_state(m);
+		empty_cache();
+		mixes[m] = reference(true);
+	}
+	to_state(0);
 	empty_cache();
-	ref_a = reference(true);
+	json_decref(reference(true));
 	cgt_rm(tmpl);
 	cgt_sh("cp -a '%s' '%s'", cache, tmpl);
-	state_b();
-	ref_b = reference(true);
-	assert_false(same(ref_a, ref_b));
-	s.ref_old = ref_a;
-	s.ref_new = ref_b;
+	to_state(NMIX - 1);
+	assert_false(same(mixes[0], mixes[NMIX - 1]));
+	s.ref_old = mixes[0];
+	s.ref_new = mixes[NMIX - 1];
+	s.mixes = mixes;
 	sweep(&s);
-	json_decref(ref_a);
-	json_decref(ref_b);
+	for (unsigned m = 0; m < NMIX; m++)
+		json_decref(mixes[m]);
 }
 
 int
