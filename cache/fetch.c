@@ -2,9 +2,10 @@
  * fetch.c - the refresh of one repository's remote corpora (see fetch.h
  * for the rules): lock, clean up, then the TTL check, every probe at once
  * (cache/probe.h on one cache/httpc.h batch) with the records of the
- * corpora each answer settles (unchanged, or failed) done meanwhile by a
- * few threads (an unchanged corpus usually costs one utimensat; a
- * failure, or a cached_at past half its TTL, a write), and then the git
+ * corpora each answer settles (unchanged, or failed) done meanwhile: an
+ * unchanged corpus usually costs one utimensat, made as its answer
+ * arrives; a failure, or a cached_at past half its TTL, is a write, done
+ * by a few threads started for the first such; and then the git
  * work of the corpora that moved (cache/update_int.h: worker processes),
  * and last the llms-txt sources of every corpus asked (cache/llms_fetch.h, in
  * this process, one corpus after another).
@@ -292,26 +293,60 @@ fail(struct job *j, const cg_err *why)
  * an mtime (cg_corpus_state_touch), so a no-change refresh makes no
  * write, rename or fsync under the cache.
  */
+/* True when the published cached_at is due to move (see touch). */
+static bool
+meta_due(const struct job *j, time_t now)
+{
+	long age = cg_cache_meta_age(&j->meta, now);
+
+	return age < 0 || age >= j->c->ttl_s / 2;
+}
+
+/* The state as an unchanged probe leaves it (idempotent). */
+static void
+seen_same(struct job *j)
+{
+	(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
+	               j->meta.cached_commit_sha);
+	j->st.last_error[0] = j->st.last_error_at[0] = '\0';
+}
+
 static int
 touch(struct job *j, cg_err *err)
 {
 	time_t now = time(NULL);
-	long age = cg_cache_meta_age(&j->meta, now);
 	int rc;
 
-	if (age < 0 || age >= j->c->ttl_s / 2) {
+	if (meta_due(j, now)) {
 		cg_utc_stamp(j->meta.cached_at, now);
 		rc = cg_cache_meta_write(&j->meta, j->dir, err);
 		if (rc != 0)
 			return rc;
 	}
-	(void)snprintf(j->st.remote_sha, sizeof(j->st.remote_sha), "%s",
-	               j->meta.cached_commit_sha);
-	j->st.last_error[0] = j->st.last_error_at[0] = '\0';
+	seen_same(j);
 	if (cg_corpus_state_same(&j->st, &j->st0) &&
 	    cg_corpus_state_touch(j->state_path, now, NULL) == 0)
 		return 0;
 	return cg_corpus_state_write(&j->st, j->state_path, err);
+}
+
+/*
+ * touch's common case done on the calling thread: true when the record of
+ * unchanged j is the state file's mtime alone (cached_at young, nothing
+ * else new) and the utimensat succeeded; false leaves j to a writer, whose
+ * touch does the rest (seen_same is idempotent).  One utimensat costs less
+ * than handing j to a thread, and a no-change run then starts none.
+ */
+static bool
+touch_mtime(struct job *j)
+{
+	time_t now = time(NULL);
+
+	if (j->step != S_SAME || meta_due(j, now))
+		return false;
+	seen_same(j);
+	return cg_corpus_state_same(&j->st, &j->st0) &&
+	       cg_corpus_state_touch(j->state_path, now, NULL) == 0;
 }
 
 /* The state records j's error (the old cache keeps serving). */
@@ -343,9 +378,11 @@ settle(struct job *j)
 
 /*
  * The writer threads and their queue.  The probes' callback pushes each
- * corpus as its answer settles it, so the writes (small, each waiting for
- * its fsync) overlap the answers still to come and each other.  Once
- * pushed, a job belongs to the writers until writers_finish returns.
+ * corpus whose answer settles it with a write (touch_mtime did not), so
+ * the writes (small, each waiting for its fsync) overlap the answers
+ * still to come and each other.  The threads start with the first push:
+ * a run with nothing to write starts none.  Once pushed, a job belongs to
+ * the writers until writers_finish returns.
  */
 struct writers {
 	pthread_mutex_t mu; /* guards v, n, next, closed */
@@ -354,8 +391,9 @@ struct writers {
 	size_t n;           /* pushed */
 	size_t next;        /* taken */
 	bool closed;        /* nothing more will be pushed */
+	size_t cap;         /* jobs that may be pushed */
 	pthread_t t[WRITERS];
-	size_t nt; /* threads started */
+	size_t nt; /* threads started (by the first push) */
 };
 
 static void *
@@ -378,30 +416,35 @@ writer(void *arg)
 	}
 }
 
-/* Up to WRITERS threads for at most cap jobs (none for one job: the
- * caller writes it at the finish). */
+/* The queue for at most cap jobs; no thread yet. */
 static int
-writers_start(struct writers *w, size_t cap, cg_err *err)
+writers_init(struct writers *w, size_t cap, cg_err *err)
 {
 	memset(w, 0, sizeof(*w));
 	w->v = calloc(cap + 1, sizeof(struct job *));
 	if (w->v == NULL)
 		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	w->cap = cap;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
-	while (cap > 1 && w->nt < WRITERS && w->nt < cap &&
-	       pthread_create(&w->t[w->nt], NULL, writer, w) == 0)
-		w->nt++;
 	return 0;
 }
 
+/* Called by the calling thread only.  The first push starts up to
+ * WRITERS threads (none when at most one job can come: the caller writes
+ * it at the finish; none either when pthread_create fails, likewise). */
 static void
 writers_push(struct writers *w, struct job *j)
 {
+	bool first = w->n == 0;
+
 	pthread_mutex_lock(&w->mu);
 	w->v[w->n++] = j;
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
+	while (first && w->cap > 1 && w->nt < WRITERS && w->nt < w->cap &&
+	       pthread_create(&w->t[w->nt], NULL, writer, w) == 0)
+		w->nt++;
 }
 
 /* Closes the queue, helps drain it and joins the threads. */
@@ -505,7 +548,7 @@ answered(void *ud, size_t id, const cg_httpc_res *res)
 	         j->step == S_SAME    ? "unchanged"
 	         : j->step == S_MOVED ? "moved"
 	                              : "failed");
-	if (j->step != S_MOVED)
+	if (j->step != S_MOVED && !touch_mtime(j))
 		writers_push(&a->w, j);
 }
 
@@ -538,7 +581,7 @@ probe_all(struct run *r, cg_err *err)
 	ho.deadline_ms = r->o->deadline_ms;
 	rc = cg_httpc_new(&a.h, &ho, err);
 	if (rc == 0)
-		rc = writers_start(&a.w, r->njobs, err);
+		rc = writers_init(&a.w, r->njobs, err);
 	if (rc != 0) {
 		cg_httpc_free(a.h);
 		return rc;

@@ -12,8 +12,9 @@
  *      recorded in the advisory state (when nothing else in it changed,
  *      only its mtime: no write, rename or fsync), and _cache_meta.json's
  *      cached_at moves only once it is half the TTL old (cache/fetch.c
- *      touch says why); a few threads do what writes there are as the
- *      answers come in;
+ *      touch says why); an mtime is set as its answer arrives, and a
+ *      few threads, started for the first write, do what writes there
+ *      are as the answers come in (a no-change run starts none);
  *   3. the corpora whose commit moved get their git work (cache/update_int.h),
  *      up to `jobs` at once, each in a worker process: the corpus
  *      repository and each git source are fetched (cache/git.h: one branch,

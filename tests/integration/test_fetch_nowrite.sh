@@ -5,7 +5,9 @@
 # fdatasync runs anywhere; the probes still went out (the fake API logged
 # a 304 per corpus) and the state's checked_at still moved (the state
 # file's mtime: cache/corpus.h).  The same trace after a corpus moved
-# upstream must show the writes, so the test sees a regression.
+# upstream must show the writes, so the test sees a regression.  The
+# no-change refresh also starts no thread or process (the writer threads
+# start with the first write).
 #
 # Real things only: git repositories served over file://, the fake GitHub
 # commits API (cg-fake-github, $FAKE_GITHUB) on 127.0.0.1, the real binary.
@@ -21,7 +23,7 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-calls=$nowrite_calls,mkdir,mkdirat
+calls=$nowrite_calls,mkdir,mkdirat,clone,clone3,fork,vfork
 gitc() { git -c user.name=t -c user.email=t@localhost "$@"; }
 n=3
 ws="$tmp/ws"
@@ -125,6 +127,14 @@ fi
 [ "$(stamp)" -gt "$t0" ] || fail "the probe was not recorded (state mtime)"
 [ "$(cat "$cache/c0/_cache_meta.json")" = "$meta0" ] ||
 	fail "_cache_meta.json changed on a no-change refresh"
+# Nor did it start a thread or a process: the writer threads start with
+# the first write (cache/fetch.c), and the API is an IP literal (no
+# resolver thread).
+if grep -qE '^[0-9]+ +(clone|clone3|fork|vfork)\(' "$tmp/trace"; then
+	echo "FAIL: a no-change refresh started a thread or a process:" >&2
+	grep -E '(clone|clone3|fork|vfork)\(' "$tmp/trace" | head -5 >&2
+	exit 1
+fi
 
 # Corpus 1 moves upstream: the same trace must show the publish.
 make_corpus 1 2
