@@ -318,6 +318,24 @@ teardown(void **state)
 
 /* NGREPS greps (GET path, or POST body when post is not NULL) fill
  * every slot of the gate; then the /healthz and search clients. */
+
+/* The fresh clients' answers (odd ones searched the healthy source, even
+ * ones asked /healthz): each 200 and whole; their bodies freed. */
+static void
+check_fast_answers(struct client *h)
+{
+	for (int i = 0; i < NCLIENTS; i++) {
+		assert_int_equal(h[i].status, 200);
+		if (i % 2)
+			assert_true(json_array_size(json_object_get(
+			                h[i].body, "hits")) > 0);
+		else
+			assert_true(
+			    json_is_true(json_object_get(h[i].body, "ok")));
+		json_decref(h[i].body);
+	}
+}
+
 static void
 healthz_and_search_while_greps_run(const char *path, const char *post)
 {
@@ -345,16 +363,7 @@ healthz_and_search_while_greps_run(const char *path, const char *post)
 		if (atomic_load(&g[i].done) && !is_busy(&g[i]))
 			answered++;
 	assert_int_equal(answered, 0);
-	for (int i = 0; i < NCLIENTS; i++) {
-		assert_int_equal(h[i].status, 200);
-		if (i % 2)
-			assert_true(json_array_size(json_object_get(
-			                h[i].body, "hits")) > 0);
-		else
-			assert_true(
-			    json_is_true(json_object_get(h[i].body, "ok")));
-		json_decref(h[i].body);
-	}
+	check_fast_answers(h);
 	/* The greps that were let in finish, with the real node's matches. */
 	for (int i = 0; i < NGREPS; i++) {
 		assert_int_equal(pthread_join(gt[i], NULL), 0);
@@ -440,16 +449,7 @@ healthz_and_search_while_slow_searches_run(int mcp)
 		if (atomic_load(&s[i].done))
 			answered++;
 	assert_int_equal(answered, 0);
-	for (int i = 0; i < NCLIENTS; i++) {
-		assert_int_equal(h[i].status, 200);
-		if (i % 2)
-			assert_true(json_array_size(json_object_get(
-			                h[i].body, "hits")) > 0);
-		else
-			assert_true(
-			    json_is_true(json_object_get(h[i].body, "ok")));
-		json_decref(h[i].body);
-	}
+	check_fast_answers(h);
 	/* The slow searches end with the slow nodes' (empty) answers. */
 	for (int i = 0; i < NSLOW; i++) {
 		assert_int_equal(pthread_join(st[i], NULL), 0);
