@@ -7,7 +7,10 @@
  * the protocol's pending receive never completes, the reaper thread waits
  * for it in pipe_destroy (the protocol's pipe_stop -> nni_aio_stop), and
  * nng_close waits for the pipe to leave the socket (seen in a REQ socket's
- * and a REP socket's close).
+ * and a REP socket's close).  The send side has the same flaw: a partial
+ * send's completion re-arms the rest without looking at the close, so a
+ * close meeting a message leaving in pieces (a 64 MiB request the peer
+ * drops mid-way, a large reply) can wait the same way.
  * Nothing from outside nng can complete that receive; what the product
  * can do is not wait for it.
  *

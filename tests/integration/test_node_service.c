@@ -20,6 +20,7 @@
 #include "cgproc.h"
 #include "cgtest.h"
 #include "common/cg_fs.h"
+#include "proto/sock_close.h"
 
 #define WIKI ".guild/wiki/"
 
@@ -790,6 +791,18 @@ big_garbage(nng_socket s)
 	free(big);
 }
 
+/* Closes a client that was sending when its connection dropped.  With
+ * nng 1.5.2 that close can wait for ever (the TCP transport re-arms the
+ * rest of a partial send on an aio the close has stopped; see
+ * proto/sock_close.h), so it is bounded like the product's own closes. */
+static void
+close_dropped(nng_socket s)
+{
+	if (cg_sockclose_all(&s, 1, CG_SOCKCLOSE_WAIT_MS) != 0)
+		fprintf(stderr, "nng left the dropped client's close running "
+		                "(its partial-send hang)\n");
+}
+
 /* Above the socket's limit: nng drops the message and the connection;
  * a fresh socket is answered. */
 static nng_socket
@@ -813,7 +826,7 @@ huge_garbage(nng_socket s, const char *url)
 	assert_true(rv != 0);
 	fprintf(stderr, "64 MiB request: dropped (%s) after %lld ms\n",
 	        nng_strerror(rv), (long long)(cgt_now_ms() - t0));
-	nng_close(s);
+	close_dropped(s);
 	s = cgt_client(url, 10000);
 	r = cgt_call(s, "stats", json_pack("{s:s}", "q", "lighthouse"));
 	assert_true(cgt_reply_ok(r));
@@ -1091,7 +1104,9 @@ main(void)
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 
 	/* nng frees closed dialers on its reaper thread: without this, the
-	 * leak check at exit can catch one still queued. */
-	nng_fini();
+	 * leak check at exit can catch one still queued.  After a close left
+	 * running, the reaper is stuck and nng_fini would wait for ever. */
+	if (cg_sockclose_abandoned() == 0)
+		nng_fini();
 	return rc;
 }
