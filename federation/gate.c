@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "common/cg_time.h"
+
 struct cg_gate {
 	pthread_mutex_t mu;
 	pthread_cond_t cv; /* signalled when a slot is given back */
@@ -30,7 +32,6 @@ int
 cg_gate_new(cg_gate **out, const char *what, int slots, int queue, int wait_ms,
             cg_err *err)
 {
-	pthread_condattr_t ca;
 	cg_gate *g;
 
 	*out = NULL;
@@ -43,20 +44,15 @@ cg_gate_new(cg_gate **out, const char *what, int slots, int queue, int wait_ms,
 	g->slots = slots;
 	g->queue = queue;
 	g->wait_ms = wait_ms;
-	(void)pthread_condattr_init(&ca);
-	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	if (pthread_mutex_init(&g->mu, NULL) != 0) {
-		(void)pthread_condattr_destroy(&ca);
 		free(g);
 		return cg_err_set(err, CG_ENOMEM, "gate: out of memory");
 	}
-	if (pthread_cond_init(&g->cv, &ca) != 0) {
-		(void)pthread_condattr_destroy(&ca);
+	if (cg_cond_init_mono(&g->cv) != 0) {
 		pthread_mutex_destroy(&g->mu);
 		free(g);
 		return cg_err_set(err, CG_ENOMEM, "gate: out of memory");
 	}
-	(void)pthread_condattr_destroy(&ca);
 	*out = g;
 	return 0;
 }
@@ -75,15 +71,8 @@ cg_gate_free(cg_gate *g)
 static void
 wait_slot(cg_gate *g)
 {
-	struct timespec ts;
+	struct timespec ts = cg_mono_deadline(g->wait_ms);
 
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += g->wait_ms / 1000;
-	ts.tv_nsec += (long)(g->wait_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
 	g->waiting++;
 	while (g->running >= g->slots)
 		if (pthread_cond_timedwait(&g->cv, &g->mu, &ts) == ETIMEDOUT)

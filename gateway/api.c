@@ -373,7 +373,8 @@ static const cg_api_tool tools[] = {
      "\"description\":\"count hits by these fields over the whole "
      "result, not only the page\"}},\"required\":[\"q\"],"
      "\"additionalProperties\":false}",
-     tool_search, cg_render_search, search_ints, search_bools, search_lists},
+     tool_search, cg_render_search, search_ints, search_bools, search_lists,
+     false},
     {"read", "Read a page",
      "Read one page (frontmatter and body, or a line range A:B) by its "
      "uri. Paths outside a source's wiki are refused.",
@@ -381,27 +382,27 @@ static const cg_api_tool tools[] = {
      "\"lines\":{\"type\":\"string\",\"description\":\"A:B, "
      "1-based inclusive\"}},\"required\":[\"uri\"],"
      "\"additionalProperties\":false}",
-     tool_read, cg_render_read, NULL, NULL, NULL},
+     tool_read, cg_render_read, NULL, NULL, NULL, false},
     {"peek", "Peek at pages",
      "Title, tags, heading outline, outgoing links and first line of one "
      "or more pages, without their bodies.",
      "{\"type\":\"object\",\"properties\":{" URI_SCHEMA ","
      "\"uris\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}},"
      "\"additionalProperties\":false}",
-     tool_peek, cg_render_peek, NULL, NULL, peek_lists},
+     tool_peek, cg_render_peek, NULL, NULL, peek_lists, false},
     {"links", "Links and backlinks",
      "Outgoing links and backlinks of a page, one hop, each resolved to a "
      "uri or listed as unresolved.",
      "{\"type\":\"object\",\"properties\":{" URI_SCHEMA "},"
      "\"required\":[\"uri\"],\"additionalProperties\":false}",
-     tool_links, cg_render_links, NULL, NULL, NULL},
+     tool_links, cg_render_links, NULL, NULL, NULL, false},
     {"resolve", "Resolve a name to pages",
      "Find the uri(s) of a page by title, alias, slug, wikilink target "
      "or path.",
      "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":"
      "\"string\"}},\"required\":[\"name\"],\"additionalProperties\":"
      "false}",
-     tool_resolve, cg_render_resolve, NULL, NULL, NULL},
+     tool_resolve, cg_render_resolve, NULL, NULL, NULL, false},
     {"list", "List pages",
      "List pages under a prefix (a uri, source/ or folder/), with the "
      "search filters, paged (limit, offset), sorted by uri.",
@@ -409,7 +410,7 @@ static const cg_api_tool tools[] = {
      "\"string\"}," FILTER_SCHEMA ",\"limit\":{\"type\":\"integer\","
      "\"minimum\":1,\"maximum\":500},\"offset\":{\"type\":"
      "\"integer\",\"minimum\":0}},\"additionalProperties\":false}",
-     tool_list, cg_render_list, list_ints, NULL, scope_lists},
+     tool_list, cg_render_list, list_ints, NULL, scope_lists, false},
     {"grep", "Grep the page files",
      "Exhaustive regex (PCRE2, Perl syntax as ripgrep: \\d, \\w, \\b, "
      "(?i), lookaround) or literal search over the page files "
@@ -427,20 +428,20 @@ static const cg_api_tool tools[] = {
      "\"description\":\"lines before and after each match\"},"
      "\"prefix\":{\"type\":\"string\"}," SCOPE_SCHEMA "},\"required\":"
      "[\"pattern\"],\"additionalProperties\":false}",
-     tool_grep, cg_render_grep, grep_ints, grep_bools, scope_lists},
+     tool_grep, cg_render_grep, grep_ints, grep_bools, scope_lists, true},
     {"map", "Map of sources and titles",
      "The tree of sources, categories and page titles, cut to a "
      "character budget with counts of what was left out.",
      "{\"type\":\"object\",\"properties\":{\"prefix\":{\"type\":"
      "\"string\"}," FILTER_SCHEMA ",\"budget\":{\"type\":\"integer\","
      "\"minimum\":100}},\"additionalProperties\":false}",
-     tool_map, cg_render_map, map_ints, NULL, scope_lists},
+     tool_map, cg_render_map, map_ints, NULL, scope_lists, false},
     {"status", "Index and node status",
      "Nodes and sources: health, page counts, index generations and "
      "ages, and each corpus's cached commit and freshness.",
      "{\"type\":\"object\",\"properties\":{" SCOPE_SCHEMA "},"
      "\"additionalProperties\":false}",
-     tool_status, cg_render_status, NULL, NULL, scope_lists},
+     tool_status, cg_render_status, NULL, NULL, scope_lists, false},
 };
 
 const char *

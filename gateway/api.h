@@ -10,6 +10,7 @@
 #ifndef CG_API_H
 #define CG_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -33,6 +34,8 @@ typedef struct cg_api_tool {
 	const char *const *ints;  /* argument names that are integers */
 	const char *const *bools; /* argument names that are booleans */
 	const char *const *lists; /* argument names that may repeat */
+	bool scans_files;         /* reads the page files themselves (grep):
+	                           * served on the tool pool's grep lane */
 } cg_api_tool;
 
 /* The JSON Schema text of t's answers (static storage). */

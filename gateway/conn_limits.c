@@ -173,12 +173,7 @@ watchdog_main(void *arg)
 	pthread_mutex_lock(&l->mu);
 	while (!l->stop) {
 		cut_late(l, cg_mono_ms());
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += WATCHDOG_TICK_MS * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		ts = cg_mono_deadline(WATCHDOG_TICK_MS);
 		(void)pthread_cond_timedwait(&l->cv, &l->mu, &ts);
 	}
 	pthread_mutex_unlock(&l->mu);
@@ -189,7 +184,6 @@ int
 cg_conn_limits_new(cg_conn_limits **out, const cg_conn_limits_cfg *cfg)
 {
 	cg_conn_limits *l = calloc(1, sizeof(*l));
-	pthread_condattr_t ca;
 	int hdr = cfg->header_timeout_s < cfg->timeout_s ? cfg->header_timeout_s
 	                                                 : cfg->timeout_s;
 	int rc;
@@ -205,10 +199,7 @@ cg_conn_limits_new(cg_conn_limits **out, const cg_conn_limits_cfg *cfg)
 		free(l);
 		return -1;
 	}
-	(void)pthread_condattr_init(&ca);
-	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	rc = pthread_cond_init(&l->cv, &ca);
-	(void)pthread_condattr_destroy(&ca);
+	rc = cg_cond_init_mono(&l->cv);
 	if (rc == 0 &&
 	    pthread_create(&l->watchdog, NULL, watchdog_main, l) == 0) {
 		l->running = 1;

@@ -572,9 +572,8 @@ api_route(cg_http *h, struct MHD_Connection *c, const char *name,
 	rq->args = a.args;
 	if (err.code == 0)
 		return offload(h, c, rq,
-		               strcmp(t->name, "grep") == 0
-		                   ? CG_TOOL_LANE_GREP
-		                   : CG_TOOL_LANE_TOOLS);
+		               t->scans_files ? CG_TOOL_LANE_GREP
+		                              : CG_TOOL_LANE_TOOLS);
 	api_run(rq, &err); /* bad arguments: answered here, at once */
 	return answer_send(h, c, rq);
 }

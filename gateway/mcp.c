@@ -361,6 +361,17 @@ write_reply(cg_buf *out, const json_t *reply)
 	json_decref(e);
 }
 
+/* Whether the MCP tool named name reads the page files (corpus_grep). */
+static bool
+scans_files(const char *name)
+{
+	const cg_api_tool *t = name != NULL && strncmp(name, "corpus_", 7) == 0
+	                           ? cg_api_find(name)
+	                           : NULL;
+
+	return t != NULL && t->scans_files;
+}
+
 enum cg_mcp_work
 cg_mcp_work(const char *body, size_t len)
 {
@@ -380,9 +391,7 @@ cg_mcp_work(const char *body, size_t len)
 	    (params != NULL && !json_is_object(params)))
 		w = CG_MCP_WORK_LOCAL;
 	else if (strcmp(method, "tools/call") == 0)
-		w = name != NULL && strcmp(name, "corpus_grep") == 0
-		        ? CG_MCP_WORK_GREP
-		        : CG_MCP_WORK_NODES;
+		w = scans_files(name) ? CG_MCP_WORK_GREP : CG_MCP_WORK_NODES;
 	else if (strcmp(method, "resources/list") == 0 ||
 	         strcmp(method, "resources/read") == 0)
 		w = CG_MCP_WORK_NODES;

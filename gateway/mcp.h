@@ -40,9 +40,10 @@ enum cg_mcp_work {
 	CG_MCP_WORK_LOCAL, /* answered from the tool table alone: initialize,
 	                      tools/list, ping, notifications, responses, and
 	                      every body that is not a valid request */
-	CG_MCP_WORK_NODES, /* tools/call (not corpus_grep), resources/list,
+	CG_MCP_WORK_NODES, /* tools/call of any other tool, resources/list,
 	                      resources/read */
-	CG_MCP_WORK_GREP,  /* tools/call of corpus_grep */
+	CG_MCP_WORK_GREP,  /* tools/call of a tool that scans the files
+	                      (scans_files in the tool table: corpus_grep) */
 };
 enum cg_mcp_work cg_mcp_work(const char *body, size_t len);
 

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/cg_time.h"
+
 struct job {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -59,19 +61,11 @@ static struct job *
 job_new(const nng_socket *socks, size_t n)
 {
 	struct job *j = calloc(1, sizeof(*j) + n * sizeof(nng_socket));
-	pthread_condattr_t ca;
 	int rc;
 
 	if (j == NULL)
 		return NULL;
-	if (pthread_condattr_init(&ca) != 0) {
-		free(j);
-		return NULL;
-	}
-	rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	if (rc == 0)
-		rc = pthread_cond_init(&j->cv, &ca);
-	(void)pthread_condattr_destroy(&ca);
+	rc = cg_cond_init_mono(&j->cv);
 	if (rc != 0 || pthread_mutex_init(&j->mu, NULL) != 0) {
 		if (rc == 0)
 			pthread_cond_destroy(&j->cv);
@@ -100,13 +94,7 @@ cg_sockclose_all(const nng_socket *socks, size_t n, int wait_ms)
 			(void)nng_close(socks[i]);
 		return 0;
 	}
-	(void)clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += wait_ms / 1000;
-	until.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	until = cg_mono_deadline(wait_ms);
 	pthread_mutex_lock(&j->mu);
 	while (!j->done && rc == 0)
 		rc = pthread_cond_timedwait(&j->cv, &j->mu, &until);
