@@ -21,30 +21,32 @@
 /* The operations.  writes: the operation changes the indexes (sync), so
  * it runs outside a read transaction and the reply reports the
  * generations after it; every other one runs inside one read transaction
- * per index (a consistent snapshot, the locks taken once). */
+ * per index (a consistent snapshot, the locks taken once).  scans: it
+ * reads the page files themselves, for as long as they take (grep). */
 static const struct op {
 	const char *name;
 	cg_op_fn *fn;
 	bool writes;
+	bool scans;
 } ops[] = {
-    {"sync", cg_op_sync, true},
-    {"stats", cg_op_stats, false},
-    {"search", cg_op_search, false},
-    {"fetch", cg_op_fetch, false},
-    {"claims", cg_op_claims, false},
-    {"suggest", cg_op_suggest, false},
-    {"problems", cg_op_problems, false},
-    {"read", cg_op_read, false},
-    {"peek", cg_op_peek, false},
-    {"links", cg_op_links, false},
-    {"backlinks", cg_op_backlinks, false},
-    {"resolve", cg_op_resolve, false},
-    {"list", cg_op_list, false},
-    {"map", cg_op_map, false},
-    {"grep", cg_op_grep, false},
-    {"status", cg_op_status, false},
-    {"concept", cg_op_concept, false},
-    {"corpus_graph", cg_op_corpus_graph, false},
+    {"sync", cg_op_sync, true, false},
+    {"stats", cg_op_stats, false, false},
+    {"search", cg_op_search, false, false},
+    {"fetch", cg_op_fetch, false, false},
+    {"claims", cg_op_claims, false, false},
+    {"suggest", cg_op_suggest, false, false},
+    {"problems", cg_op_problems, false, false},
+    {"read", cg_op_read, false, false},
+    {"peek", cg_op_peek, false, false},
+    {"links", cg_op_links, false, false},
+    {"backlinks", cg_op_backlinks, false, false},
+    {"resolve", cg_op_resolve, false, false},
+    {"list", cg_op_list, false, false},
+    {"map", cg_op_map, false, false},
+    {"grep", cg_op_grep, false, true},
+    {"status", cg_op_status, false, false},
+    {"concept", cg_op_concept, false, false},
+    {"corpus_graph", cg_op_corpus_graph, false, false},
 };
 
 static const struct op *
@@ -55,6 +57,15 @@ find_op(const char *name)
 		if (strcmp(name, ops[i].name) == 0)
 			return &ops[i];
 	return NULL;
+}
+
+bool
+cg_node_op_scans_files(const json_t *req)
+{
+	const struct op *op =
+	    find_op(json_string_value(json_object_get(req, "op")));
+
+	return op != NULL && op->scans;
 }
 
 /* Runs an operation under the request's access policy (args.acl): every

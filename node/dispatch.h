@@ -22,6 +22,8 @@
 #ifndef CG_DISPATCH_H
 #define CG_DISPATCH_H
 
+#include <stdbool.h>
+
 #include <jansson.h>
 
 #include "node/node.h"
@@ -31,5 +33,10 @@
  * version, an unknown operation or malformed arguments get an error
  * reply. */
 json_t *cg_node_handle(cg_node *n, const json_t *req);
+
+/* Whether req's operation reads the page files themselves (grep): a
+ * server answers it apart from the index lookups (server.h).  False for
+ * an unknown operation. */
+bool cg_node_op_scans_files(const json_t *req);
 
 #endif

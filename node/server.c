@@ -1,9 +1,11 @@
 /*
  * server.c - the node service (see server.h): one nng REP socket, a pool
  * of serve workers (one nng context, one aio and one reader node each)
- * answering requests in parallel, a sync thread that owns the writer node
- * and keeps the indexes current (start, changes the watcher reports,
- * client sync requests, periodic reconcile).  What is served is
+ * answering requests in parallel, a grep worker the serve workers hand
+ * greps to (so no search waits behind the files a grep reads), a sync
+ * thread that owns the writer node and keeps the indexes current (start,
+ * changes the watcher reports, client sync requests, periodic
+ * reconcile).  What is served is
  * sources.h; what counts as a change is watch.h.
  *
  * What it must not do: share a cg_node between threads (each worker has
@@ -11,12 +13,13 @@
  * rank contexts and memo; nothing below node/ keeps process-wide mutable
  * state), keep state outside the cg_server, print (log lines go to the
  * caller's callback), or block queries behind a sync.  The only data the
- * threads share is the sync job queue, the stop flag and the sources
- * whose last sync failed, all under the mutex.
+ * threads share is the sync and grep job queues, the stop flag and the
+ * sources whose last sync failed, all under the mutex.
  */
 #define _GNU_SOURCE
 #include "node/server.h"
 
+#include <sys/resource.h>
 #include <sys/sysinfo.h>
 
 #include <errno.h>
@@ -57,8 +60,15 @@ struct job {
 	json_t *req; /* the decoded request (owned) */
 };
 
-/* One serve worker: its thread, its receive/send aio and the reader node
- * only it uses. */
+/* A grep handed from a serve worker to the grep worker. */
+struct grep_job {
+	nng_ctx ctx; /* the request's context: the reply goes there */
+	json_t *req; /* the decoded request (owned) */
+	size_t len;  /* its bytes, for the log line */
+};
+
+/* One serve worker (or the grep worker): its thread, its receive/send aio
+ * and the reader node only it uses. */
 struct worker {
 	cg_server *s;
 	cg_node *reader; /* this worker's thread only */
@@ -94,6 +104,13 @@ struct cg_server {
 	bool stopping;
 	struct job jobs[CG_SERVER_SYNC_QUEUE];
 	size_t njobs;
+	/* The grep worker: it exists (grep.reader != NULL) unless
+	 * on_demand.  greps[0..ngreps) wait for it, oldest first, under the
+	 * mutex; grep_cv is signalled when one is queued and when stopping. */
+	struct worker grep;
+	pthread_cond_t grep_cv;
+	struct grep_job greps[CG_SERVER_GREP_QUEUE];
+	size_t ngreps;
 	/* The sources whose last sync failed, {source: {code, message}}:
 	 * written by the sync thread, handed to the reader before each
 	 * request (its answers say the source was not updated).  Under
@@ -216,6 +233,9 @@ open_nodes(cg_server *s, size_t nworkers, cg_err *err)
 		rc = cg_node_new(&s->workers[i].reader, &o, err);
 		s->nworkers++;
 	}
+	s->grep.s = s;
+	if (rc == 0 && !s->on_demand)
+		rc = cg_node_new(&s->grep.reader, &o, err);
 	return rc;
 }
 
@@ -395,6 +415,7 @@ cg_server_new(cg_server **out, const cg_server_opts *opts, cg_err *err)
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	s->wake[0] = s->wake[1] = -1;
 	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->grep_cv, NULL);
 	s->sync_failed = json_object();
 	s->on_demand = opts->on_demand;
 	s->oneshot = opts->oneshot;
@@ -575,8 +596,41 @@ pass_sync_failed(struct worker *w)
 		cg_node_set_sync_failed(w->reader, copy);
 }
 
+/* Queues a grep for the grep worker; false when its queue is full or the
+ * server is stopping.  Takes req on success. */
+static bool
+enqueue_grep(cg_server *s, nng_ctx ctx, json_t *req, size_t len)
+{
+	bool ok;
+
+	pthread_mutex_lock(&s->mu);
+	ok = !s->stopping && s->ngreps < CG_SERVER_GREP_QUEUE;
+	if (ok) {
+		s->greps[s->ngreps++] = (struct grep_job){ctx, req, len};
+		pthread_cond_signal(&s->grep_cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return ok;
+}
+
+/* w's reader's reply to req (borrowed), logged. */
+static json_t *
+answer(struct worker *w, const json_t *req, size_t len)
+{
+	int64_t t0 = cg_mono_ms();
+	json_t *reply;
+
+	pass_sync_failed(w);
+	reply = cg_node_handle(w->reader, req);
+	slog(w->s, "debug", "request op=%s bytes=%zu ok=%d ms=%lld",
+	     op_name(req), len, json_is_true(json_object_get(reply, "ok")),
+	     (long long)(cg_mono_ms() - t0));
+	return reply;
+}
+
 /* Answers one received message (consumed) with w's reader; true when ctx
- * was handed to the sync thread, which replies on it and closes it. */
+ * was handed to the sync thread or the grep worker, which replies on it
+ * and closes it. */
 static bool
 serve_one(struct worker *w, nng_ctx ctx, nng_msg *msg)
 {
@@ -594,26 +648,25 @@ serve_one(struct worker *w, nng_ctx ctx, nng_msg *msg)
 		     cg_code_name(err.code), len, err.msg);
 		reply = cg_wire_reply_refused(cg_node_name(w->reader), body,
 		                              len, &err);
-	} else if (is_sync(req)) {
-		if (enqueue_sync(s, ctx, req)) {
+	} else if (is_sync(req) ||
+	           (s->grep.reader != NULL && cg_node_op_scans_files(req))) {
+		bool sync = is_sync(req);
+
+		if (sync ? enqueue_sync(s, ctx, req)
+		         : enqueue_grep(s, ctx, req, len)) {
 			nng_msg_free(msg);
 			return true;
 		}
 		reply = cg_wire_reply_error(
 		    cg_node_name(w->reader), json_object_get(req, "id"),
 		    CG_EUNAVAIL,
-		    "node busy: too many sync requests waiting, or shutting "
-		    "down");
+		    sync ? "node busy: too many sync requests waiting, or "
+		           "shutting down"
+		         : "node busy: too many greps waiting, or shutting "
+		           "down");
 		json_decref(req);
 	} else {
-		int64_t t0 = cg_mono_ms();
-
-		pass_sync_failed(w);
-		reply = cg_node_handle(w->reader, req);
-		slog(s, "debug", "request op=%s bytes=%zu ok=%d ms=%lld",
-		     op_name(req), len,
-		     json_is_true(json_object_get(reply, "ok")),
-		     (long long)(cg_mono_ms() - t0));
+		reply = answer(w, req, len);
 		json_decref(req);
 	}
 	nng_msg_free(msg);
@@ -666,6 +719,74 @@ serve_main(void *arg)
 		     nng_strerror(rv));
 	if (have_ctx)
 		nng_ctx_close(ctx);
+	return NULL;
+}
+
+/* --- the grep worker ------------------------------------------------- */
+
+/* The oldest queued grep into *job; false when the server is stopping
+ * (the jobs left are answered by refuse_greps). */
+static bool
+take_grep(cg_server *s, struct grep_job *job)
+{
+	bool go;
+
+	pthread_mutex_lock(&s->mu);
+	while (!s->stopping && s->ngreps == 0)
+		pthread_cond_wait(&s->grep_cv, &s->mu);
+	go = !s->stopping;
+	if (go) {
+		*job = s->greps[0];
+		memmove(s->greps, s->greps + 1,
+		        --s->ngreps * sizeof(s->greps[0]));
+	}
+	pthread_mutex_unlock(&s->mu);
+	return go;
+}
+
+/* Answers the greps still queued at stop with "node shutting down". */
+static void
+refuse_greps(cg_server *s)
+{
+	struct grep_job jobs[CG_SERVER_GREP_QUEUE];
+	size_t n;
+
+	pthread_mutex_lock(&s->mu);
+	n = s->ngreps;
+	memcpy(jobs, s->greps, n * sizeof(*jobs));
+	s->ngreps = 0;
+	pthread_mutex_unlock(&s->mu);
+	for (size_t i = 0; i < n; i++) {
+		json_t *reply = cg_wire_reply_error(
+		    cg_node_name(s->grep.reader),
+		    json_object_get(jobs[i].req, "id"), CG_EUNAVAIL,
+		    "node shutting down");
+
+		send_reply(s, s->grep.reader, jobs[i].ctx, s->grep.aio, false,
+		           reply);
+		nng_ctx_close(jobs[i].ctx);
+		json_decref(jobs[i].req);
+	}
+}
+
+/* The grep worker: answers the greps the serve workers hand it, one at a
+ * time, at a lower priority (Linux's nice is per thread), until stop. */
+static void *
+grep_main(void *arg)
+{
+	struct worker *w = arg;
+	cg_server *s = w->s;
+	struct grep_job job;
+
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), CG_SERVER_GREP_NICE);
+	while (take_grep(s, &job)) {
+		json_t *reply = answer(w, job.req, job.len);
+
+		json_decref(job.req);
+		send_reply(s, w->reader, job.ctx, w->aio, true, reply);
+		nng_ctx_close(job.ctx);
+	}
+	refuse_greps(s);
 	return NULL;
 }
 
@@ -927,6 +1048,21 @@ cg_server_start(cg_server *s, cg_err *err)
 		                  "node: cannot start a thread: %s",
 		                  cg_strerror(rc).s);
 	s->sync_running = true;
+	if (s->grep.reader != NULL) {
+		if (nng_aio_alloc(&s->grep.aio, NULL, NULL) != 0) {
+			cg_server_stop(s);
+			return cg_err_set(err, CG_ENOMEM,
+			                  "node: out of memory");
+		}
+		rc = pthread_create(&s->grep.th, NULL, grep_main, &s->grep);
+		if (rc != 0) {
+			cg_server_stop(s);
+			return cg_err_set(err, CG_ERR,
+			                  "node: cannot start a thread: %s",
+			                  cg_strerror(rc).s);
+		}
+		s->grep.running = true;
+	}
 	for (size_t i = 0; i < s->nworkers; i++) {
 		struct worker *w = &s->workers[i];
 
@@ -952,9 +1088,10 @@ cg_server_start(cg_server *s, cg_err *err)
  * under the mutex only while not stopping, so cancelling the workers' aios
  * here ends a receive (or a slow send) at once; a worker answering a
  * request finishes it, finds the server stopping and drops the reply
- * (the client's request fails when the socket closes); the sync thread
- * finishes its sync, answers the queued syncs ("shutting down") and
- * returns.
+ * (the client's request fails when the socket closes); the grep worker
+ * does the same with the grep it is answering, then answers the queued
+ * greps ("shutting down"); the sync thread finishes its sync, answers the
+ * queued syncs ("shutting down") and returns.
  */
 void
 cg_server_stop(cg_server *s)
@@ -964,6 +1101,9 @@ cg_server_stop(cg_server *s)
 	for (size_t i = 0; i < s->nworkers; i++)
 		if (s->workers[i].aio != NULL)
 			nng_aio_cancel(s->workers[i].aio);
+	if (s->grep.aio != NULL)
+		nng_aio_cancel(s->grep.aio);
+	pthread_cond_broadcast(&s->grep_cv);
 	pthread_mutex_unlock(&s->mu);
 	if (s->wake[1] >= 0)
 		wake(s);
@@ -972,6 +1112,10 @@ cg_server_stop(cg_server *s)
 			pthread_join(s->workers[i].th, NULL);
 			s->workers[i].running = false;
 		}
+	}
+	if (s->grep.running) {
+		pthread_join(s->grep.th, NULL);
+		s->grep.running = false;
 	}
 	if (s->sync_running) {
 		pthread_join(s->sync_th, NULL);
@@ -1003,10 +1147,13 @@ cg_server_free(cg_server *s)
 		cg_node_free(s->workers[i].reader);
 	}
 	free(s->workers);
+	nng_aio_free(s->grep.aio);
+	cg_node_free(s->grep.reader);
 	cg_node_free(s->writer);
 	for (int i = 0; i < 2; i++)
 		if (s->wake[i] >= 0)
 			close(s->wake[i]);
+	pthread_cond_destroy(&s->grep_cv);
 	pthread_mutex_destroy(&s->mu);
 	json_decref(s->sync_failed);
 	cg_workspace_fini(&s->ws);

@@ -57,6 +57,12 @@
 #define CG_SERVER_RECONCILE_S     30
 #define CG_SERVER_DEBOUNCE_MS     100
 #define CG_SERVER_SYNC_QUEUE      16 /* client syncs waiting, then busy */
+/* Greps (operations that read the page files themselves) are answered by
+ * a grep worker of their own, at this added niceness, so that searches
+ * never wait behind one; this many wait for it, then busy.  A node that
+ * syncs on demand (one-shot) answers them on its one worker. */
+#define CG_SERVER_GREP_QUEUE 8
+#define CG_SERVER_GREP_NICE  10
 /* The most serve workers a node runs: each holds one SQLite connection
  * per source, and a gateway runs one node per repository. */
 #define CG_SERVER_WORKERS_MAX 8

@@ -186,33 +186,44 @@ serve(void *arg)
 	return NULL;
 }
 
+/* A connected, handshaken REQ peer of the node at port; -1 on failure. */
+static int
+dial_req(struct cgd_dribble *d, int port)
+{
+	const unsigned char hello[8] = {0, 'S', 'P', 0, 0, REQ0_PROTO, 0, 0};
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	unsigned char peer[8];
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons((uint16_t)port);
+	int one = 1;
+
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == 0 &&
+	    write_all(d, fd, hello, sizeof(hello)) == 0 &&
+	    read_all(d, fd, peer, sizeof(peer)) == 0)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 /* A client's connections, one after the other until stop: dial, the
  * handshake as a REQ peer, a request's length and id, the trickle. */
 static void *
 client(void *arg)
 {
 	struct cgd_dribble *d = arg;
-	const unsigned char hello[8] = {0, 'S', 'P', 0, 0, REQ0_PROTO, 0, 0};
 	unsigned char head[12] = {0};
-	unsigned char peer[8];
 
 	put_be64(head, REPLY_LEN);
 	head[8] = 0x80; /* a request id has its high bit set */
 	head[11] = 1;
 	while (!atomic_load(&d->stop)) {
-		struct sockaddr_in sa = {.sin_family = AF_INET};
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		int one = 1;
+		int fd = dial_req(d, d->port);
 
-		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		sa.sin_port = htons((uint16_t)d->port);
-		if (fd >= 0 &&
-		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
-		    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
-		               sizeof(one)) == 0 &&
-		    write_all(d, fd, hello, sizeof(hello)) == 0 &&
-		    read_all(d, fd, peer, sizeof(peer)) == 0 &&
-		    write_all(d, fd, head, sizeof(head)) == 0) {
+		if (fd >= 0 && write_all(d, fd, head, sizeof(head)) == 0) {
 			atomic_fetch_add(&d->requests, 1);
 			trickle(d, fd, 4);
 		}
@@ -225,6 +236,59 @@ client(void *arg)
 		}
 	}
 	return NULL;
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+cgd_send_huge(const char *url, uint64_t len, int wait_ms)
+{
+	struct cgd_dribble d = {.lfd = -1};
+	const char *colon = strrchr(url, ':');
+	int64_t until = mono_ms() + wait_ms;
+	static char block[64 << 10];
+	unsigned char head[12] = {0};
+	uint64_t sent = 4;
+	int fd;
+
+	atomic_init(&d.stop, 0);
+	if (colon == NULL || strncmp(url, "tcp://127.0.0.1:", 16) != 0 ||
+	    (fd = dial_req(&d, atoi(colon + 1))) < 0)
+		return -1;
+	memset(block, ' ', sizeof(block));
+	put_be64(head, len);
+	head[8] = 0x80; /* a request id has its high bit set */
+	head[11] = 1;
+	if (write_all(&d, fd, head, sizeof(head)) != 0) {
+		close(fd);
+		return 0;
+	}
+	while (sent < len && mono_ms() < until) {
+		size_t n = len - sent < sizeof(block) ? (size_t)(len - sent)
+		                                      : sizeof(block);
+		int r = ready(fd, POLLOUT);
+		ssize_t k;
+
+		if (r < 0)
+			break;
+		if (r == 0)
+			continue;
+		k = send(fd, block, n, MSG_NOSIGNAL);
+		if (k <= 0)
+			break;
+		sent += (uint64_t)k;
+	}
+	close(fd);
+	if (sent < len && mono_ms() >= until)
+		return -1;
+	return sent < len ? 0 : 1;
 }
 
 cgd_dribble *
