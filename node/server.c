@@ -757,10 +757,10 @@ refuse_greps(cg_server *s)
 	s->ngreps = 0;
 	pthread_mutex_unlock(&s->mu);
 	for (size_t i = 0; i < n; i++) {
-		json_t *reply = cg_wire_reply_error(
-		    cg_node_name(s->grep.reader),
-		    json_object_get(jobs[i].req, "id"), CG_EUNAVAIL,
-		    "node shutting down");
+		json_t *reply =
+		    cg_wire_reply_error(cg_node_name(s->grep.reader),
+		                        json_object_get(jobs[i].req, "id"),
+		                        CG_EUNAVAIL, "node shutting down");
 
 		send_reply(s, s->grep.reader, jobs[i].ctx, s->grep.aio, false,
 		           reply);
