@@ -369,26 +369,32 @@ test_grep_deadline(void **state)
 
 /* A grep that reads for a while: no literal PCRE2 could look for first,
  * so every line of 2,400 characters is tried from each "a" (about 1 s of
- * matching over the 20 pages). */
+ * matching over the 20 pages of long_pages). */
 #define SLOW_GREP                             \
 	"{\"v\":1,\"id\":11,\"op\":\"grep\"," \
 	"\"args\":{\"pattern\":\"a.*b.*\\\\d\"}}"
+#define QUICK_GREP                            \
+	"{\"v\":1,\"id\":12,\"op\":\"grep\"," \
+	"\"args\":{\"pattern\":\"lighthouse\",\"fixed\":true}}"
 
-struct slow_grep {
-	nng_socket s; /* connected */
-	json_t *reply;
-	atomic_bool sent; /* the request has left */
-	atomic_bool done; /* its reply has come */
+/* One grep request on a socket of its own, on a thread of its own. */
+struct grep_call {
+	nng_socket s;     /* connected before the thread starts */
+	const char *req;  /* the request's text */
+	json_t *reply;    /* NULL when none came */
+	atomic_bool sent; /* the request has left (or failed to) */
+	atomic_bool done; /* its reply has come (or failed to) */
+	pthread_t th;
 };
 
 static void *
-slow_grep_main(void *arg)
+grep_call_main(void *arg)
 {
-	struct slow_grep *g = arg;
+	struct grep_call *g = arg;
 	char *buf = NULL;
 	size_t len = 0;
 
-	if (nng_send(g->s, SLOW_GREP, strlen(SLOW_GREP), 0) == 0) {
+	if (nng_send(g->s, (void *)g->req, strlen(g->req), 0) == 0) {
 		atomic_store(&g->sent, true);
 		if (nng_recv(g->s, &buf, &len, NNG_FLAG_ALLOC) == 0) {
 			g->reply = json_loadb(buf, len, 0, NULL);
@@ -400,24 +406,41 @@ slow_grep_main(void *arg)
 	return NULL;
 }
 
-/* A node with one serve worker answers searches while a grep reads: the
- * grep is handed to the grep worker.  Counted: the searches sent after
- * the grep and answered before it.  (Before the grep worker, the one
- * worker answered them after the whole grep; at most one that overtook
- * the grep on its way could count.) */
+/* Connects g to url (a search answered on it). */
 static void
-test_search_beside_grep(void **state)
+grep_call_connect(struct grep_call *g, const char *url)
 {
-	cgt_nodefx *f = *state;
-	struct slow_grep g = {{0}, NULL, false, false};
+	g->reply = NULL;
+	atomic_init(&g->sent, false);
+	atomic_init(&g->done, false);
+	g->s = cgt_client(url, 120000);
+	json_decref(cgt_node_search(g->s, "lighthouse", 10));
+}
+
+/* Sends req on g's thread and returns once the request has left. */
+static void
+grep_call_send(struct grep_call *g, const char *req)
+{
+	g->req = req;
+	assert_int_equal(pthread_create(&g->th, NULL, grep_call_main, g), 0);
+	while (!atomic_load(&g->sent))
+		cgt_sleep_ms(1);
+}
+
+/* Joins g; its reply stays in g->reply. */
+static void
+grep_call_end(struct grep_call *g)
+{
+	pthread_join(g->th, NULL);
+	nng_close(g->s);
+}
+
+/* 20 pages of 40 lines of 2,400 characters, and "lighthouse" in each. */
+static void
+long_pages(const char *ws)
+{
 	char line[2401];
 	char body[2401 * 40 + 64];
-	char *url = NULL;
-	int during = 0;
-	pthread_t th;
-	cgt_proc *p;
-	nng_socket s;
-	json_t *r;
 
 	for (size_t i = 0; i + 3 <= 2400; i += 3)
 		memcpy(line + i, "ab ", 3);
@@ -431,25 +454,52 @@ test_search_beside_grep(void **state)
 
 		(void)snprintf(rel, sizeof(rel), WIKI "concepts/long-%02d.md",
 		               i);
-		cgt_page(f->ws, rel, "type: concept", body);
+		cgt_page(ws, rel, "type: concept", body);
 	}
-	p = cgt_node_start(f->ws, f->cache, f->log, &url, "--listen",
+}
+
+/* A one-worker node over long_pages, its indexes built; its url in *url. */
+static cgt_proc *
+grep_node(cgt_nodefx *f, char **url)
+{
+	cgt_proc *p;
+	nng_socket s;
+
+	long_pages(f->ws);
+	p = cgt_node_start(f->ws, f->cache, f->log, url, "--listen",
 	                   "tcp://127.0.0.1:0", "--workers", "1", NULL);
-	s = cgt_client(url, 60000);
+	s = cgt_client(*url, 60000);
 	json_decref(search_until(s, "lighthouse", 20, 30000));
-	g.s = cgt_client(url, 120000);
-	json_decref(cgt_node_search(g.s, "lighthouse", 10)); /* connected */
-	assert_int_equal(pthread_create(&th, NULL, slow_grep_main, &g), 0);
-	while (!atomic_load(&g.sent))
-		cgt_sleep_ms(1);
+	nng_close(s);
+	return p;
+}
+
+/* A node with one serve worker answers searches while a grep reads: the
+ * grep is handed to the grep worker.  Counted: the searches sent after
+ * the grep and answered before it.  (Before the grep worker, the one
+ * worker answered them after the whole grep; at most one that overtook
+ * the grep on its way could count.) */
+static void
+test_search_beside_grep(void **state)
+{
+	cgt_nodefx *f = *state;
+	struct grep_call g;
+	char *url = NULL;
+	int during = 0;
+	cgt_proc *p = grep_node(f, &url);
+	nng_socket s = cgt_client(url, 60000);
+
+	grep_call_connect(&g, url);
+	grep_call_send(&g, SLOW_GREP);
 	while (!atomic_load(&g.done)) {
-		r = cgt_node_search(s, "lighthouse", 10);
+		json_t *r = cgt_node_search(s, "lighthouse", 10);
+
 		assert_true(cgt_reply_ok(r));
 		if (!atomic_load(&g.done))
 			during++;
 		json_decref(r);
 	}
-	pthread_join(th, NULL);
+	grep_call_end(&g);
 	fprintf(stderr, "searches answered during one grep: %d\n", during);
 	assert_non_null(g.reply);
 	assert_true(cgt_reply_ok(g.reply));
@@ -458,8 +508,60 @@ test_search_beside_grep(void **state)
 	                 20);
 	assert_true(during >= 5);
 	json_decref(g.reply);
-	nng_close(g.s);
 	nng_close(s);
+	cgt_node_stop(p, 30000);
+	cgt_proc_free(p);
+	free(url);
+}
+
+/* With the grep worker reading, CG_SERVER_GREP_QUEUE (8) greps wait and
+ * the rest are answered "node busy" at once; the waiting ones are then
+ * answered in full. */
+static void
+test_grep_queue_full(void **state)
+{
+	cgt_nodefx *f = *state;
+	struct grep_call slow;
+	struct grep_call quick[10];
+	char *url = NULL;
+	cgt_proc *p = grep_node(f, &url);
+	int busy = 0;
+	int answered = 0;
+
+	grep_call_connect(&slow, url);
+	for (int i = 0; i < 10; i++)
+		grep_call_connect(&quick[i], url);
+	grep_call_send(&slow, SLOW_GREP);
+	for (int i = 0; i < 10; i++)
+		grep_call_send(&quick[i], QUICK_GREP);
+	for (int i = 0; i < 10; i++) {
+		json_t *r;
+
+		grep_call_end(&quick[i]);
+		r = quick[i].reply;
+		assert_non_null(r);
+		if (cgt_reply_ok(r)) {
+			assert_int_equal(json_integer_value(json_object_get(
+			                     result(r), "files_searched")),
+			                 20);
+			answered++;
+		} else {
+			assert_string_equal(err_code(r), "unavailable");
+			assert_non_null(
+			    strstr(err_msg(r), "too many greps waiting"));
+			busy++;
+		}
+		json_decref(r);
+	}
+	/* Sent while the slow one read: 8 waited (7 when the grep worker
+	 * had not taken the slow one yet), the rest were refused. */
+	fprintf(stderr, "10 greps behind a slow one: %d answered, %d busy\n",
+	        answered, busy);
+	assert_true(answered == 8 || answered == 7);
+	assert_int_equal(answered + busy, 10);
+	grep_call_end(&slow);
+	assert_true(cgt_reply_ok(slow.reply));
+	json_decref(slow.reply);
 	cgt_node_stop(p, 30000);
 	cgt_proc_free(p);
 	free(url);
@@ -1170,6 +1272,8 @@ main(void)
 	        test_grep_deadline, cgt_nodefx_setup, cgt_nodefx_teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_search_beside_grep, cgt_nodefx_setup, cgt_nodefx_teardown),
+	    cmocka_unit_test_setup_teardown(
+	        test_grep_queue_full, cgt_nodefx_setup, cgt_nodefx_teardown),
 	    cmocka_unit_test_setup_teardown(
 	        test_default_listen, cgt_nodefx_setup, cgt_nodefx_teardown),
 	    cmocka_unit_test_setup_teardown(
