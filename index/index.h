@@ -90,8 +90,9 @@ int cg_index_check(cg_index *idx, cg_sync_stats *st, cg_err *err);
 char *cg_index_build_reason(cg_index *idx);
 
 /* Follows a generation another handle or process published since this
- * one opened (cheap: reads CURRENT).  A reader calls it before each
- * request; a writer's sync does it itself. */
+ * one opened (cheap: one fstat of the CURRENT file it followed last while
+ * nothing was published, else a read of CURRENT).  A reader calls it before
+ * each request; a writer's sync does it itself. */
 void cg_index_refresh(cg_index *idx);
 
 /* Statements cached per connection (see cg_index_stmt). */
