@@ -1214,18 +1214,33 @@ cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
 	return 0;
 }
 
+/* PRAGMA data_version on the cached statement (read when stepped). */
 static int64_t
-data_version(sqlite3 *db)
+data_version(cg_index *idx)
 {
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = cg_index_stmt(idx, "PRAGMA data_version");
 	int64_t v = -1;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &st, NULL) ==
-	        SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
+	if (st != NULL && sqlite3_step(st) == SQLITE_ROW)
 		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	if (st != NULL)
+		sqlite3_reset(st);
 	return v;
+}
+
+int
+cg_index_exec(cg_index *idx, const char *sql)
+{
+	sqlite3_stmt *st = cg_index_stmt(idx, sql);
+	int rc;
+
+	if (st == NULL)
+		return live(idx) != NULL
+		           ? sqlite3_exec(idx->db, sql, NULL, NULL, NULL)
+		           : SQLITE_MISUSE;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
 json_t *
@@ -1235,7 +1250,7 @@ cg_index_problems(cg_index *idx)
 
 	if (live(idx) == NULL)
 		return json_array();
-	v = data_version(idx->db);
+	v = data_version(idx);
 	if (idx->problems == NULL || idx->problems_gen != idx->gen ||
 	    idx->problems_version != v || v < 0) {
 		problems_forget(idx);
