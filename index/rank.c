@@ -3,9 +3,11 @@
  * arithmetic must be a function of the row and the global statistics
  * only (the same additions in the same order on every node), so that the
  * merged order over any split of the sources equals one index's.  It
- * reads instances and column sizes; a column's text only for a row whose
- * terms come within PROX_WINDOW tokens (the unit boundaries, rank.h), and
- * then only up to the last kept term position.
+ * reads instances; column sizes only for a row that may reach the caller's
+ * floor (rank.h: a row that cannot enter the list is classed but not
+ * scored); a column's text only for a row whose terms come within
+ * PROX_WINDOW tokens (the unit boundaries, rank.h), and then only up to the
+ * last kept term position.
  */
 #include "index/rank.h"
 
