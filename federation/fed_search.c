@@ -200,21 +200,61 @@ keep_stats(struct search_ctx *c, size_t node, const json_t *per)
 		                 &c->q, st);
 }
 
-/* Asks the nodes of need[] for their sources' statistics (and claim
- * hashes), into the cache. */
+static void
+extra_free(json_t **x, size_t n)
+{
+	for (size_t i = 0; x != NULL && i < n; i++)
+		json_decref(x[i]);
+	free(x);
+}
+
+/* Per node of need[]: {claims: true} when the cache lacks the claim keys
+ * of one of its sources in scope (never asked, or dropped when the
+ * source's epoch moved), else {claims: false}: a node's claim keys are a
+ * read and a sort of every page's key, the same for every query of an
+ * epoch.  *asked counts the nodes asked for them. */
+static json_t **
+claims_extra(struct search_ctx *c, const bool *need, int *asked)
+{
+	json_t **x = calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(json_t *));
+
+	*asked = 0;
+	for (size_t i = 0; x != NULL && i < c->f->nnodes; i++) {
+		bool lack = false;
+		size_t k;
+		const json_t *src;
+
+		if (!need[i])
+			continue;
+		json_array_foreach(c->scope[i], k, src)
+			lack |= cg_fed_stats_claims(
+			            c->f->stats, c->f->nodes[i].name,
+			            json_string_value(src), 0) < 0;
+		*asked += lack;
+		x[i] = json_pack("{s:b}", "claims", lack);
+	}
+	return x;
+}
+
+/* Asks the nodes of need[] for their sources' statistics (and the claim
+ * hashes the cache lacks), into the cache. */
 static int
 stats_round(struct search_ctx *c, const bool *need, cg_err *err)
 {
 	struct cg_fed_round r = {0};
 	json_t **scope =
 	    calloc(c->f->nnodes ? c->f->nnodes : 1, sizeof(json_t *));
-	json_t *args = json_pack("{s:s, s:b}", "q",
-	                         c->req->text ? c->req->text : "", "claims", 1);
-	int rc =
-	    scope != NULL ? 0 : cg_err_set(err, CG_ENOMEM, "out of memory");
+	json_t *args =
+	    json_pack("{s:s}", "q", c->req->text ? c->req->text : "");
+	int asked = 0;
+	json_t **extra = claims_extra(c, need, &asked);
+	int rc = scope != NULL && extra != NULL
+	             ? 0
+	             : cg_err_set(err, CG_ENOMEM, "out of memory");
 
 	for (size_t i = 0; rc == 0 && i < c->f->nnodes; i++)
 		scope[i] = need[i] ? c->scope[i] : NULL;
+	r.extra = extra;
 	if (rc == 0)
 		rc = cg_fed_round_run(c->f, &r, "stats", args, scope, err);
 	for (size_t i = 0; rc == 0 && i < r.n; i++) {
@@ -228,9 +268,15 @@ stats_round(struct search_ctx *c, const bool *need, cg_err *err)
 			drop_failed(c, i, res);
 		}
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		account(c, &r, "stats");
+		/* evidence: how many nodes were asked for claim keys */
+		json_object_set_new(
+		    json_array_get(c->rounds, json_array_size(c->rounds) - 1),
+		    "claims_asked", json_integer(asked));
+	}
 	json_decref(args);
+	extra_free(extra, c->f->nnodes);
 	free(scope);
 	cg_fed_round_fini(&r);
 	return rc;
@@ -356,14 +402,6 @@ epochs_extra(struct search_ctx *c)
 		x[i] = json_pack("{s:o}", "epochs", e);
 	}
 	return x;
-}
-
-static void
-extra_free(json_t **x, size_t n)
-{
-	for (size_t i = 0; x != NULL && i < n; i++)
-		json_decref(x[i]);
-	free(x);
 }
 
 /* One search round: mode "rank" (candidates) or "hits". */

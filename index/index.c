@@ -56,8 +56,16 @@ struct cg_index {
 	 * did): what a reader says instead of "not built yet", and what a
 	 * sync on a fallback connection reports. */
 	char open_err[CG_ERR_MSG_MAX];
-	int open_tried;        /* a oneshot index opened lazily once */
-	int lockfd;            /* the writer lock file, -1 when closed */
+	int open_tried; /* a oneshot index opened lazily once */
+	int lockfd;     /* the writer lock file, -1 when closed */
+	/* The CURRENT file this handle last followed, kept open (-1: none),
+	 * with the generation it names and its size and mtime: see
+	 * current_kept.  Invariant: cur_fd >= 0 only while gen == cur_gen
+	 * and the connection is not a fallback one. */
+	int cur_fd;
+	int64_t cur_gen;
+	off_t cur_size;
+	struct timespec cur_mtime;
 	cg_rank_ctx rank;      /* read by cg_match() */
 	struct visibility vis; /* read by cg_visible() */
 	/* The problems list, cached: computing it is a large query (every
@@ -678,6 +686,7 @@ cg_index_open(cg_index **out, const cg_index_opts *opts, cg_err *err)
 	if (idx == NULL)
 		return cg_err_set(err, CG_ENOMEM, "index: out of memory");
 	idx->lockfd = -1;
+	idx->cur_fd = -1;
 	cg_rank_init(&idx->rank);
 	if (cg_source_copy(&idx->src, opts->source) != 0) {
 		cg_index_free(idx);
@@ -715,6 +724,8 @@ cg_index_free(cg_index *idx)
 	json_decref(idx->problems);
 	if (idx->lockfd >= 0)
 		close(idx->lockfd);
+	if (idx->cur_fd >= 0)
+		close(idx->cur_fd);
 	cg_source_fini(&idx->src);
 	free(idx->dir);
 	free(idx);
@@ -893,10 +904,72 @@ problems_forget(cg_index *idx)
 	idx->problems = NULL;
 }
 
+static void
+forget_current(cg_index *idx)
+{
+	if (idx->cur_fd >= 0)
+		close(idx->cur_fd);
+	idx->cur_fd = -1;
+}
+
+/* True when CURRENT still names the generation this handle reads, known
+ * from one fstat of the CURRENT file it followed last.  CURRENT is only
+ * replaced by rename (write_current, cg_file_write_atomic), which leaves
+ * the replaced file without a link; an open file's inode is not reused;
+ * so a kept file that still has a link is still CURRENT.  Its size and
+ * mtime guard against a hand edit in place. */
+static bool
+current_kept(cg_index *idx)
+{
+	struct stat st;
+
+	return idx->cur_fd >= 0 && !idx->fallback && idx->gen == idx->cur_gen &&
+	       fstat(idx->cur_fd, &st) == 0 && st.st_nlink > 0 &&
+	       st.st_size == idx->cur_size &&
+	       st.st_mtim.tv_sec == idx->cur_mtime.tv_sec &&
+	       st.st_mtim.tv_nsec == idx->cur_mtime.tv_nsec;
+}
+
+/* Opens CURRENT and keeps it with the generation it names, before
+ * follow_current reads it by name: what is followed is then the kept
+ * file's generation or a newer one, never an older one. */
+static void
+keep_current(cg_index *idx)
+{
+	char *path = cg_path_join(idx->dir, "CURRENT");
+	char text[64];
+	struct stat st;
+	ssize_t n = -1;
+	int fd;
+
+	forget_current(idx);
+	fd = path != NULL ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	free(path);
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		n = read(fd, text, sizeof(text) - 1);
+	if (n > 0)
+		text[n] = '\0';
+	if (n <= 0 || parse_gen(text, &idx->cur_gen) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	idx->cur_fd = fd;
+	idx->cur_size = st.st_size;
+	idx->cur_mtime = st.st_mtim;
+}
+
+/* A reader's check before each request: one fstat while nothing was
+ * published (current_kept), else CURRENT is read and followed. */
 void
 cg_index_refresh(cg_index *idx)
 {
+	if (current_kept(idx))
+		return;
+	keep_current(idx);
 	follow_current(idx);
+	if (idx->gen != idx->cur_gen || idx->fallback)
+		forget_current(idx); /* not followed (yet): read it next time */
 }
 
 /* The file that says why a source has no generation yet ("unbuilt"): its
@@ -1141,18 +1214,33 @@ cg_index_totals(cg_index *idx, int64_t *nrows, int64_t tot[CG_NCOLS],
 	return 0;
 }
 
+/* PRAGMA data_version on the cached statement (read when stepped). */
 static int64_t
-data_version(sqlite3 *db)
+data_version(cg_index *idx)
 {
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = cg_index_stmt(idx, "PRAGMA data_version");
 	int64_t v = -1;
 
-	if (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &st, NULL) ==
-	        SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
+	if (st != NULL && sqlite3_step(st) == SQLITE_ROW)
 		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	if (st != NULL)
+		sqlite3_reset(st);
 	return v;
+}
+
+int
+cg_index_exec(cg_index *idx, const char *sql)
+{
+	sqlite3_stmt *st = cg_index_stmt(idx, sql);
+	int rc;
+
+	if (st == NULL)
+		return live(idx) != NULL
+		           ? sqlite3_exec(idx->db, sql, NULL, NULL, NULL)
+		           : SQLITE_MISUSE;
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
 json_t *
@@ -1162,7 +1250,7 @@ cg_index_problems(cg_index *idx)
 
 	if (live(idx) == NULL)
 		return json_array();
-	v = data_version(idx->db);
+	v = data_version(idx);
 	if (idx->problems == NULL || idx->problems_gen != idx->gen ||
 	    idx->problems_version != v || v < 0) {
 		problems_forget(idx);

@@ -90,9 +90,15 @@ int cg_index_check(cg_index *idx, cg_sync_stats *st, cg_err *err);
 char *cg_index_build_reason(cg_index *idx);
 
 /* Follows a generation another handle or process published since this
- * one opened (cheap: reads CURRENT).  A reader calls it before each
- * request; a writer's sync does it itself. */
+ * one opened (cheap: one fstat of the CURRENT file it followed last while
+ * nothing was published, else a read of CURRENT).  A reader calls it before
+ * each request; a writer's sync does it itself. */
 void cg_index_refresh(cg_index *idx);
+
+/* Runs sql, a statement without rows to read (BEGIN, COMMIT), on the live
+ * connection through the statement cache: no parse after the first run.
+ * An SQLite result code (SQLITE_OK when it ran). */
+int cg_index_exec(cg_index *idx, const char *sql);
 
 /* Statements cached per connection (see cg_index_stmt). */
 #define CG_INDEX_STMTS 48

@@ -3,9 +3,11 @@
  * arithmetic must be a function of the row and the global statistics
  * only (the same additions in the same order on every node), so that the
  * merged order over any split of the sources equals one index's.  It
- * reads instances and column sizes; a column's text only for a row whose
- * terms come within PROX_WINDOW tokens (the unit boundaries, rank.h), and
- * then only up to the last kept term position.
+ * reads instances; column sizes only for a row that may reach the caller's
+ * floor (rank.h: a row that cannot enter the list is classed but not
+ * scored); a column's text only for a row whose terms come within
+ * PROX_WINDOW tokens (the unit boundaries, rank.h), and then only up to the
+ * last kept term position.
  */
 #include "index/rank.h"
 
@@ -96,6 +98,7 @@ cg_rank_prepare(cg_rank_ctx *r, const cg_query *q, const cg_gstats *g,
 	r->idf_phrase = idf(g->df_phrase, g->nrows);
 	r->tier = unit_tier(r);
 	r->last = CG_MATCH_NONE;
+	r->floor_on = false;
 }
 
 /* Per phrase of the expression and column, its instances in the row, and
@@ -370,6 +373,27 @@ count_inst(const cg_rank_ctx *r, struct row *w, int p, int col, int off)
 		w->pos[p][w->npos[p]++] = col << 24 | off;
 }
 
+/* True when a row of class m (below ALL: no proximity, which reads column
+ * text) cannot reach the caller's floor (rank.h): its score with every
+ * column length 0 bounds its score from above, term by term, in the same
+ * floating-point steps (each monotone), and ties are not below. */
+static bool
+below_floor(const cg_rank_ctx *r, struct row *w, enum cg_match m)
+{
+	double len[CG_NCOLS];
+	double bound;
+
+	if (!r->floor_on || m >= CG_MATCH_ALL || m > r->floor_m)
+		return false;
+	if (m < r->floor_m)
+		return true;
+	memcpy(len, w->len, sizeof(len));
+	memset(w->len, 0, sizeof(w->len));
+	bound = score_of(r, w, m);
+	memcpy(w->len, len, sizeof(len));
+	return bound < r->floor_score;
+}
+
 static void
 match_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
          int nval, sqlite3_value **val)
@@ -404,14 +428,19 @@ match_fn(const Fts5ExtensionApi *api, Fts5Context *fc, sqlite3_context *ctx,
 			api->xPhraseNext(fc, &it, &col, &off);
 		}
 	}
+	m = classify(r, &w); /* from tf alone */
+	r->last = m;
+	memset(w.len, 0, sizeof(w.len));
+	if (below_floor(r, &w, m)) {
+		sqlite3_result_double(ctx, 0.0);
+		return;
+	}
 	for (int c = 0; c < CG_NCOLS; c++) {
 		int n = 0;
 
 		(void)api->xColumnSize(fc, c, &n);
 		w.len[c] = n;
 	}
-	m = classify(r, &w);
-	r->last = m;
 	sqlite3_result_double(ctx, score_of(r, &w, m));
 }
 

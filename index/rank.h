@@ -64,6 +64,15 @@ typedef struct cg_rank_ctx {
 	double avgdl[CG_NCOLS];          /* average column length, tokens */
 	double weight[CG_NCOLS];         /* column weights */
 	enum cg_match last;              /* out: the class of the last row */
+	/* in: the entry a row must reach to enter the caller's full list
+	 * (floor_on), set by the caller between rows.  A META, SOME or FORMS
+	 * row whose best possible score (its tf with every column length 0:
+	 * BM25F only falls as a length grows) is below it cannot enter, so
+	 * its column lengths are not read (one docsize lookup a row) and it
+	 * scores 0 in its class.  Rows that can enter score exactly. */
+	bool floor_on;
+	enum cg_match floor_m;
+	double floor_score;
 } cg_rank_ctx;
 
 /* Sets the column weights (title 4, headings 2, body 1, tags 2, meta 0.5). */
@@ -71,7 +80,7 @@ void cg_rank_init(cg_rank_ctx *r);
 
 /* Fills r for query q scored with the global statistics g, for the
  * expression cg_query_fts_pass(q, !forms) (forms: the any-term pass, which
- * looks word forms up). */
+ * looks word forms up); no floor. */
 void cg_rank_prepare(cg_rank_ctx *r, const cg_query *q, const cg_gstats *g,
                      bool forms);
 

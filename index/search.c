@@ -228,11 +228,14 @@ page_keys(cg_index *idx, const cg_search_opts *o, cg_cand *x, cg_err *err)
 	return rc;
 }
 
-/* A page's best section is known: it joins the list if it can. */
+/* A page's best section is known: it joins the list if it can.  A full
+ * list's last entry is then the floor of cg_match's next rows (rank.h):
+ * a row below it could not make its page enter (the last only rises). */
 static int
 offer(cg_index *idx, const cg_search_opts *o, cg_cands *c, cg_cand *best,
       cg_err *err)
 {
+	cg_rank_ctx *r = cg_index_rank(idx);
 	int rc;
 
 	if (best->page < 0 || best->m == CG_MATCH_NONE ||
@@ -241,6 +244,11 @@ offer(cg_index *idx, const cg_search_opts *o, cg_cands *c, cg_cand *best,
 	rc = page_keys(idx, o, best, err);
 	if (rc > 0)
 		cands_insert(c, best);
+	if (c->n == c->cap) {
+		r->floor_on = true;
+		r->floor_m = c->v[c->n - 1].m;
+		r->floor_score = c->v[c->n - 1].score;
+	}
 	return rc < 0 ? rc : 0;
 }
 
@@ -305,6 +313,7 @@ rank_pass(cg_index *idx, const cg_search_opts *o, bool all, cg_cands *c,
 		rc = cg_index_query_fail(idx, src, "search match", err);
 	if (rc == 0)
 		rc = offer(idx, o, c, &best, err);
+	r->floor_on = false;
 	sqlite3_reset(st);
 	free(expr);
 	return rc;

@@ -177,19 +177,28 @@ expression(struct snip *s, const cg_query *q, enum cg_match m)
 	return true;
 }
 
+/* The marked stem of the token at off, stemmed once per token however
+ * many phrases ask (*n < 0: not stemmed yet); 0 when it has no forms. */
+static int
+form_of(struct snip *s, const struct column *c, size_t off,
+        char form[CG_FORM_MAX], int *n)
+{
+	const struct tok *t = &c->v[off];
+
+	if (*n < 0)
+		*n = cg_token_form(s->stem, c->arena.data + t->text, t->ntext,
+		                   form);
+	return *n;
+}
+
 /* True when the token at off is another form of phrase p's word. */
 static bool
 form_at(struct snip *s, const struct column *c, const struct phrase *p,
-        size_t off)
+        size_t off, char form[CG_FORM_MAX], int *n)
 {
-	char form[CG_FORM_MAX];
-	const struct tok *t = &c->v[off];
-	int n;
-
 	if (p->form == NULL || s->stem == NULL)
 		return false;
-	n = cg_token_form(s->stem, c->arena.data + t->text, t->ntext, form);
-	return n > 0 && strcmp(form, p->form) == 0;
+	return form_of(s, c, off, form, n) > 0 && strcmp(form, p->form) == 0;
 }
 
 static bool
@@ -244,12 +253,17 @@ find_instances(struct snip *s)
 		    (s->stem = cg_stemmer_new()) == NULL)
 			return CG_ENOMEM;
 	for (int c = s->col_first; c < s->col_end; c++)
-		for (size_t off = 0; off < s->col[c].n; off++)
+		for (size_t off = 0; off < s->col[c].n; off++) {
+			char form[CG_FORM_MAX];
+			int nform = -1;
+
 			for (int p = 0; p < s->nph; p++)
 				if ((phrase_at(&s->col[c], &s->ph[p], off) ||
-				     form_at(s, &s->col[c], &s->ph[p], off)) &&
+				     form_at(s, &s->col[c], &s->ph[p], off,
+				             form, &nform)) &&
 				    add_inst(s, p, c, (int)off) != 0)
 					return CG_ENOMEM;
+		}
 	return 0;
 }
 

@@ -86,8 +86,7 @@ run_op(cg_node *n, const struct op *op, const json_t *args, json_t *res,
 
 		cg_index_set_acl(idx, cg_acl_active(&acl) ? &acl : NULL);
 		if (!op->writes && cg_index_db(idx) != NULL)
-			(void)sqlite3_exec(cg_index_db(idx), "BEGIN", NULL,
-			                   NULL, NULL);
+			(void)cg_index_exec(idx, "BEGIN");
 	}
 	rc = op->fn(n, args, res, err);
 	for (size_t i = 0; i < cg_node_nsources(n); i++) {
@@ -97,7 +96,7 @@ run_op(cg_node *n, const struct op *op, const json_t *args, json_t *res,
 		cg_index_set_acl(idx, NULL);
 		cg_index_stmts_reset(idx);
 		if (db != NULL && !sqlite3_get_autocommit(db))
-			(void)sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+			(void)cg_index_exec(idx, "COMMIT");
 	}
 	cg_acl_fini(&acl);
 	return rc;

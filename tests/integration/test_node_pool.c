@@ -540,6 +540,46 @@ test_rebuild_follows_newer_generation(void **state)
 	free(wiki);
 }
 
+/* A reader's refresh keeps the CURRENT file it followed and checks it with
+ * one fstat (index.c, current_kept): every generation another handle
+ * publishes after that is still followed, one after another, and a refresh
+ * with nothing published keeps the generation. */
+static void
+test_refresh_follows_each_publish(void **state)
+{
+	cgt_nodefx *f = *state;
+	cg_source src = {0};
+	cg_index_opts o = {f->cache, &src, 0};
+	cg_index *a = NULL;
+	cg_index *b = NULL;
+	cg_sync_stats st;
+	char *wiki = cgt_path(f->ws, ".guild/wiki");
+	cg_err err;
+
+	workspace(f->ws);
+	src.name = "root";
+	src.repo = f->ws;
+	src.wiki = wiki;
+	cg_err_clear(&err);
+	assert_int_equal(cg_index_open(&a, &o, &err), 0);
+	assert_int_equal(cg_index_sync(a, &st, &err), 0);
+	assert_int_equal(cg_index_open(&b, &o, &err), 0);
+	cg_index_refresh(b);
+	cg_index_refresh(b);
+	assert_int_equal(cg_index_generation(b), 1);
+	for (int64_t gen = 2; gen <= 4; gen++) {
+		assert_int_equal(cg_index_rebuild(a, "test", &st, &err), 0);
+		assert_int_equal(cg_index_generation(a), gen);
+		cg_index_refresh(b);
+		assert_int_equal(cg_index_generation(b), gen);
+		cg_index_refresh(b);
+		assert_int_equal(cg_index_generation(b), gen);
+	}
+	cg_index_free(a);
+	cg_index_free(b);
+	free(wiki);
+}
+
 int
 main(void)
 {
@@ -547,6 +587,9 @@ main(void)
 	    cmocka_unit_test_setup_teardown(
 	        test_rebuild_follows_newer_generation, cgt_nodefx_setup,
 	        cgt_nodefx_teardown),
+	    cmocka_unit_test_setup_teardown(test_refresh_follows_each_publish,
+	                                    cgt_nodefx_setup,
+	                                    cgt_nodefx_teardown),
 	    cmocka_unit_test_setup_teardown(test_same_answers_as_one_worker,
 	                                    cgt_nodefx_setup,
 	                                    cgt_nodefx_teardown),

@@ -350,6 +350,59 @@ test_fetch_respects_access(void **state)
 	cg_embed_free(e);
 }
 
+/* The nodes the stats rounds of an answer asked for claim keys (the
+ * evidence's claims_asked); -1 when it had no stats round. */
+static int
+claims_asked(const json_t *ans)
+{
+	size_t i;
+	const json_t *r;
+	int n = -1;
+
+	json_array_foreach(
+	    json_object_get(json_object_get(ans, "evidence"), "rounds"), i, r)
+		if (strcmp(cg_json_str(r, "op"), "stats") == 0)
+			n = (n < 0 ? 0 : n) +
+			    (int)json_integer_value(
+			        json_object_get(r, "claims_asked"));
+	return n;
+}
+
+/* A node's claim keys are asked once per source epoch: the first stats
+ * round asks every node, a stats round for new terms asks none (and a
+ * shared key is still found from the cached keys), and after a source
+ * moved, the next stats round asks its node again. */
+static void
+test_claim_keys_once_per_epoch(void **state)
+{
+	cg_embed *e = open_synced();
+	json_t *ans = search(e, "archive");
+	json_t *rep = NULL;
+
+	assert_int_equal(claims_asked(ans), 4);
+	json_decref(ans);
+	ans = search(e, "backup cache");
+	assert_int_equal(claims_asked(ans), 0);
+	json_decref(ans);
+	ans = search(e, "three times");
+	assert_int_equal(json_array_size(json_object_get(ans, "conflicts")), 1);
+	json_decref(ans);
+	cgt_page(ws, "c/.guild/wiki/concepts/new-3.md", "type: concept",
+	         "# Ledger\n\nledger mirror ledger\n");
+	assert_int_equal(cg_fed_sync(cg_embed_fed(e), &rep, NULL), 0);
+	json_decref(rep);
+	/* The stats round of new terms learns c's new epoch (its claim
+	 * keys dropped with the old one); the next one asks c again. */
+	json_decref(search(e, "ledger mirror"));
+	ans = search(e, "vector window");
+	assert_int_equal(claims_asked(ans), 1);
+	json_decref(ans);
+	ans = search(e, "three times");
+	assert_int_equal(json_array_size(json_object_get(ans, "conflicts")), 1);
+	json_decref(ans);
+	cg_embed_free(e);
+}
+
 int
 main(void)
 {
@@ -358,6 +411,7 @@ main(void)
 	    cmocka_unit_test(test_stale_statistics_rescored),
 	    cmocka_unit_test(test_claims_round_only_when_shared),
 	    cmocka_unit_test(test_fetch_respects_access),
+	    cmocka_unit_test(test_claim_keys_once_per_epoch),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
