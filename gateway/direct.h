@@ -1,7 +1,9 @@
 /*
  * direct.h - the broadcast of a gateway whose in-process nodes answer on
  * the calling thread (gateway.h, cg_gateway_opts.direct: a one-shot CLI
- * command): no nng socket, no thread per node.  Each request still travels
+ * command): no nng socket, no thread per node (a round of several nodes
+ * is shared with one helper thread per other CPU it may use, joined before
+ * the round returns).  Each request still travels
  * as the bytes nng would carry: encoded, decoded by the node with the wire
  * limits (node/server.h, cg_server_call), and its reply read back through
  * the checks every transport applies (federation/transport.h,
