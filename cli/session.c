@@ -1,7 +1,8 @@
 /*
  * session.c - where a CLI command's requests go.  Embedded (--workspace
  * DIR or --config FILE): a gateway is opened in this process — its nodes
- * run in-process over nng inproc://, remote nodes are dialled — and the
+ * answer on this thread (gateway.h, direct: no socket, no thread per
+ * node), remote nodes are dialled — and the
  * tool runs through the same table the HTTP API uses.  Remote (--gateway
  * URL): the tool is a GET on the running gateway's /v1/<tool>, with
  * "Authorization: Bearer" from --token or CORPUS_GW_TOKEN (the option
@@ -88,6 +89,7 @@ open_embedded(cli_session *s, cg_err *err)
 	go.config = &s->cfg;
 	go.on_demand = true;
 	go.oneshot = s->oneshot;
+	go.direct = s->oneshot; /* no thread or socket per node */
 	go.log = cli_log;
 	go.log_ctx = &s->log;
 	go.log_debug = s->log.min == CLI_LOG_DEBUG;

@@ -334,7 +334,26 @@ watch_connects(cg_transport *t, struct call *calls, size_t n, int64_t start,
 	}
 }
 
-/* The reply in msg to the request req of call c, or NULL with the reason:
+json_t *
+cg_transport_read_reply(const json_t *req, const void *buf, size_t len,
+                        cg_err *err)
+{
+	cg_reply_bound b;
+	json_t *rep = NULL;
+
+	cg_reply_bound_of(&b, req);
+	if (cg_reply_bound_bytes(&b, buf, len, err) == 0)
+		rep = cg_wire_decode_reply(
+		    buf, len, json_integer_value(json_object_get(req, "id")),
+		    err);
+	if (rep != NULL && cg_reply_bound_items(&b, rep, err) != 0) {
+		json_decref(rep);
+		rep = NULL;
+	}
+	return rep;
+}
+
+/* The reply in msg to the request req, or NULL with the reason:
  * outside the bound of its request (proto/reply_bound.h: the length and
  * the tokens checked before parsing, the items after), or read past the
  * round's deadline.  nng's timeout already refused a reply that arrived
@@ -342,24 +361,14 @@ watch_connects(cg_transport *t, struct call *calls, size_t n, int64_t start,
  * more than READ_SLACK_MS and ended past the deadline, so an honest
  * node is not punished for the scheduler's or another node's delay. */
 static json_t *
-take_reply(const json_t *req, const struct call *c, nng_msg *msg, int64_t start,
-           int64_t end, cg_err *e)
+take_reply(const json_t *req, nng_msg *msg, int64_t start, int64_t end,
+           cg_err *e)
 {
 	int64_t t0 = cg_mono_ms();
-	int64_t t1;
-	cg_reply_bound b;
-	json_t *rep = NULL;
+	json_t *rep = cg_transport_read_reply(req, nng_msg_body(msg),
+	                                      nng_msg_len(msg), e);
+	int64_t t1 = cg_mono_ms();
 
-	cg_reply_bound_of(&b, req);
-	if (cg_reply_bound_bytes(&b, nng_msg_body(msg), nng_msg_len(msg), e) ==
-	    0)
-		rep = cg_wire_decode_reply(nng_msg_body(msg), nng_msg_len(msg),
-		                           c->id, e);
-	if (rep != NULL && cg_reply_bound_items(&b, rep, e) != 0) {
-		json_decref(rep);
-		rep = NULL;
-	}
-	t1 = cg_mono_ms();
 	if (rep != NULL && t1 > end && t1 - t0 > READ_SLACK_MS) {
 		cg_err_set(e, CG_ETIMEDOUT,
 		           "timeout after %d ms (reading a %zu-byte reply took "
@@ -426,8 +435,8 @@ cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
 			        t->peers[i].url);
 			continue;
 		}
-		replies[i] = take_reply(reqs[i], c, nng_aio_get_msg(c->aio),
-		                        start, end, &errs[i]);
+		replies[i] = take_reply(reqs[i], nng_aio_get_msg(c->aio), start,
+		                        end, &errs[i]);
 		nng_msg_free(nng_aio_get_msg(c->aio));
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -35,4 +35,11 @@ void cg_transport_free(cg_transport *t);
 void cg_transport_broadcast(void *ctx, json_t *const *reqs, json_t **replies,
                             cg_err *errs, size_t n, int deadline_ms);
 
+/* The reply in buf to req: its id, and within the bounds a request puts
+ * on its reply (proto/reply_bound.h), else NULL with err (CG_EPROTO "bad
+ * reply" and the like).  What every transport applies to a node's bytes,
+ * nng or a direct call (gateway/direct.h). */
+json_t *cg_transport_read_reply(const json_t *req, const void *buf, size_t len,
+                                cg_err *err);
+
 #endif

@@ -1,7 +1,8 @@
 /*
  * gateway.c - builds the roster: in-process node servers, child node
- * processes and remote nodes, one nng transport over all of them, and the
- * federation on top.  It owns what it starts and stops it in reverse
+ * processes and remote nodes, one nng transport over all of them (or, for
+ * a one-shot command, the in-process ones called directly: direct.h), and
+ * the federation on top.  It owns what it starts and stops it in reverse
  * order; it must not leave a child process behind.  A child's stderr
  * comes back on a pipe that one thread of the gateway reads, and every
  * line it writes is passed to the caller's log function (gateway.h).
@@ -29,6 +30,7 @@
 #include "common/cg_time.h"
 #include "conf/workspace.h"
 #include "federation/transport.h"
+#include "gateway/direct.h"
 #include "node/node.h"
 #include "node/server.h"
 
@@ -55,7 +57,8 @@ struct cg_gateway {
 	void *log_ctx;
 	bool log_debug;
 	unsigned generation;
-	cg_transport *transport;
+	cg_transport *transport; /* every node over nng, or NULL when direct */
+	cg_direct *direct; /* direct: in-process nodes called (direct.h) */
 	cg_fed *fed;
 	/* The roster being built: per node its url, name, workspace and
 	 * sources; the strings are owned by strs. */
@@ -67,6 +70,8 @@ struct cg_gateway {
 	json_t *strs;
 	bool on_demand; /* in-process nodes sync only when asked */
 	bool oneshot;   /* gateway.h */
+	bool direct_on; /* gateway.h: in-process nodes answer on the caller's
+	                   thread */
 };
 
 static const char *
@@ -157,6 +162,7 @@ start_inproc(cg_gateway *g, const char *ws, const struct group *gr,
 	o.name = name;
 	o.on_demand = g->on_demand;
 	o.oneshot = g->oneshot;
+	o.direct = g->direct_on;
 	o.log = g->log;
 	o.log_ctx = g->log_ctx;
 	v = realloc(g->servers, (g->nservers + 1) * sizeof(cg_server *));
@@ -477,6 +483,26 @@ open_roster(cg_gateway *g, const cg_config *c, const char *cache,
 }
 CG_ANALYZER_STORE_INTO_ARRAY_END
 
+/* The direct broadcast: each node's in-process server (found by its
+ * address), or none for a child or a remote node. */
+static int
+open_direct(cg_gateway *g, cg_err *err)
+{
+	cg_server **srv = calloc(g->nnodes + 1, sizeof(cg_server *));
+	int rc;
+
+	if (srv == NULL)
+		return cg_err_set(err, CG_ENOMEM, "out of memory");
+	for (size_t i = 0; i < g->nnodes; i++)
+		for (size_t k = 0; k < g->nservers && srv[i] == NULL; k++)
+			if (strcmp(cg_server_url(g->servers[k]), g->urls[i]) ==
+			    0)
+				srv[i] = g->servers[k];
+	rc = cg_direct_new(&g->direct, srv, g->urls, g->nnodes, err);
+	free(srv);
+	return rc;
+}
+
 int
 cg_gateway_open(cg_gateway **out, const cg_gateway_opts *opts, cg_err *err)
 {
@@ -501,6 +527,7 @@ cg_gateway_open(cg_gateway **out, const cg_gateway_opts *opts, cg_err *err)
 	}
 	g->on_demand = opts->on_demand;
 	g->oneshot = opts->oneshot;
+	g->direct_on = opts->direct;
 	g->log = opts->log;
 	g->log_ctx = opts->log_ctx;
 	g->log_debug = opts->log_debug;
@@ -515,16 +542,18 @@ cg_gateway_open(cg_gateway **out, const cg_gateway_opts *opts, cg_err *err)
 			rc =
 			    cg_err_set(err, CG_ENOMEM, "cannot start a thread");
 	}
-	if (rc == 0)
+	if (rc == 0 && g->direct_on)
+		rc = open_direct(g, err);
+	else if (rc == 0)
 		rc = cg_transport_new(&g->transport, g->urls, g->nnodes, err);
 	if (rc == 0) {
-		fo = (cg_fed_opts){c->nworkspaces ? c->workspaces[0].name
-		                                  : "remote",
-		                   g->nodes,
-		                   g->nnodes,
-		                   cg_transport_broadcast,
-		                   g->transport,
-		                   c->deadline_ms};
+		fo = (cg_fed_opts){
+		    c->nworkspaces ? c->workspaces[0].name : "remote",
+		    g->nodes,
+		    g->nnodes,
+		    g->direct ? cg_direct_broadcast : cg_transport_broadcast,
+		    g->direct ? (void *)g->direct : (void *)g->transport,
+		    c->deadline_ms};
 		rc = cg_fed_new(&g->fed, &fo, err);
 	}
 	free(cache);
@@ -543,6 +572,7 @@ cg_gateway_free(cg_gateway *g)
 		return;
 	cg_fed_free(g->fed);
 	cg_transport_free(g->transport);
+	cg_direct_free(g->direct);
 	for (size_t i = 0; i < g->nservers; i++)
 		cg_server_free(g->servers[i]);
 	for (size_t i = 0; i < g->nchildren; i++)

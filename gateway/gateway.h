@@ -7,7 +7,10 @@
  * process over nng's inproc:// transport or, with spawn, as child
  * processes (`corpus-gw node`) over ipc://.  Remote nodes from the config
  * are dialled over their URL.  Every request goes through the nng
- * transport (transport.h): there is one search path.
+ * transport (transport.h): there is one search path.  With opts.direct (a
+ * one-shot CLI command) the in-process nodes are called on the caller's
+ * thread instead, with the same request and reply bytes (direct.h): no
+ * socket and no thread per node.
  *
  * Logs: in-process nodes log through opts.log; a child's stderr is read
  * by a thread of the gateway and each of its lines goes through opts.log
@@ -46,6 +49,10 @@ typedef struct cg_gateway_opts {
 	                            for a long-lived process: a read-only
 	                            wal-index no other process holds costs
 	                            every read transaction a re-validation) */
+	bool direct;             /* in-process nodes answer on the calling
+	                            thread (gateway/direct.h): no nng socket,
+	                            no thread per node, for a one-shot
+	                            command; needs on_demand */
 	cg_log_fn log;           /* every node's log lines; NULL: none */
 	void *log_ctx;
 	bool log_debug;      /* children log debug lines too (--verbose) */

@@ -5,8 +5,10 @@
  * greps to (so no search waits behind the files a grep reads), a sync
  * thread that owns the writer node and keeps the indexes current (start,
  * changes the watcher reports, client sync requests, periodic
- * reconcile).  What is served is
- * sources.h; what counts as a change is watch.h.
+ * reconcile).  What is served is sources.h; what counts as a change is
+ * watch.h.  A direct server (a one-shot CLI command) opens only the
+ * writer node, and cg_server_call answers on the caller's thread what a
+ * worker or the sync thread would.
  *
  * What it must not do: share a cg_node between threads (each worker has
  * its own reader node, so its own SQLite connections, statement caches,
@@ -117,8 +119,11 @@ struct cg_server {
 	 * the mutex, with sync_seq bumped on each change. */
 	json_t *sync_failed;
 	unsigned sync_seq;
-	size_t check_next; /* sync thread only: the source the next
-	                      reconcile checks (check_one) */
+	size_t check_next;    /* sync thread only: the source the next
+	                         reconcile checks (check_one) */
+	bool direct;          /* no socket, no thread (server.h) */
+	unsigned direct_seen; /* direct: the sync_seq the writer has seen as
+	                         a reader (pass_sync_failed) */
 };
 
 /* --- small helpers --------------------------------------------------- */
@@ -225,7 +230,8 @@ open_nodes(cg_server *s, size_t nworkers, cg_err *err)
 	                  s->oneshot};
 	int rc = cg_node_new(&s->writer, &o, err);
 
-	s->workers = calloc(nworkers, sizeof(*s->workers));
+	/* A direct server has no worker: room for one keeps calloc off 0. */
+	s->workers = calloc(nworkers ? nworkers : 1, sizeof(*s->workers));
 	if (rc == 0 && s->workers == NULL)
 		rc = cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	for (size_t i = 0; rc == 0 && i < nworkers; i++) {
@@ -234,7 +240,7 @@ open_nodes(cg_server *s, size_t nworkers, cg_err *err)
 		s->nworkers++;
 	}
 	s->grep.s = s;
-	if (rc == 0 && !s->on_demand)
+	if (rc == 0 && !s->on_demand && !s->direct)
 		rc = cg_node_new(&s->grep.reader, &o, err);
 	return rc;
 }
@@ -433,14 +439,18 @@ cg_server_new(cg_server **out, const cg_server_opts *opts, cg_err *err)
 		rc = copy_names(s, opts, err);
 	if (rc == 0)
 		rc = cg_mkdir_p(s->cache, err);
+	s->direct = opts->direct;
 	if (rc == 0)
-		rc = open_nodes(s, pool_size(opts), err);
+		rc = open_nodes(s, s->direct ? 0 : pool_size(opts), err);
 	if (rc == 0)
 		log_warnings(s);
-	if (rc == 0)
+	if (rc == 0 && !s->direct)
 		rc = open_wake(s, err);
-	if (rc == 0)
+	if (rc == 0 && !s->direct)
 		rc = listen_on(s, opts->listen, err);
+	if (rc == 0 && s->direct &&
+	    (s->url = strdup(opts->listen ? opts->listen : s->name)) == NULL)
+		rc = cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	if (rc != 0) {
 		cg_server_free(s);
 		return rc;
@@ -473,21 +483,17 @@ start_op(cg_server *s, void (*op)(nng_ctx, nng_aio *), nng_ctx ctx,
 	return go;
 }
 
-/* Encodes reply (consumed) and sends it on ctx; a reply too large to send
- * is replaced by an error reply.  guarded: start the send with start_op
- * (a worker's aio, which cg_server_stop() cancels). */
-static void
-send_reply(cg_server *s, const cg_node *n, nng_ctx ctx, nng_aio *aio,
-           bool guarded, json_t *reply)
+/* The bytes of reply (consumed), malloc'd; a reply too large to send is
+ * replaced by an error reply.  NULL (logged) when out of memory. */
+static char *
+encode_reply(const cg_server *s, const cg_node *n, json_t *reply, size_t *len)
 {
 	char *buf = NULL;
-	size_t len = 0;
-	nng_msg *m = NULL;
 	cg_err err;
-	int rv;
 
+	*len = 0;
 	cg_err_clear(&err);
-	if (reply != NULL && cg_wire_encode(reply, &buf, &len, &err) != 0) {
+	if (reply != NULL && cg_wire_encode(reply, &buf, len, &err) != 0) {
 		json_t *e = cg_wire_reply_error(cg_node_name(n),
 		                                json_object_get(reply, "id"),
 		                                err.code, err.msg);
@@ -496,14 +502,29 @@ send_reply(cg_server *s, const cg_node *n, nng_ctx ctx, nng_aio *aio,
 		     err.msg);
 		json_decref(reply);
 		reply = e;
-		if (reply != NULL && cg_wire_encode(reply, &buf, &len, NULL))
+		if (reply != NULL && cg_wire_encode(reply, &buf, len, NULL))
 			buf = NULL;
 	}
 	json_decref(reply);
-	if (buf == NULL) {
+	if (buf == NULL)
 		slog(s, "error", "reply lost reason=out_of_memory");
+	return buf;
+}
+
+/* Encodes reply (consumed) and sends it on ctx (encode_reply).  guarded:
+ * start the send with start_op (a worker's aio, which cg_server_stop()
+ * cancels). */
+static void
+send_reply(cg_server *s, const cg_node *n, nng_ctx ctx, nng_aio *aio,
+           bool guarded, json_t *reply)
+{
+	size_t len = 0;
+	char *buf = encode_reply(s, n, reply, &len);
+	nng_msg *m = NULL;
+	int rv;
+
+	if (buf == NULL)
 		return;
-	}
 	rv = nng_msg_alloc(&m, 0);
 	if (rv == 0)
 		rv = nng_msg_append(m, buf, len);
@@ -575,25 +596,25 @@ enqueue_sync(cg_server *s, nng_ctx ctx, json_t *req)
 	return ok;
 }
 
-/* Hands w's reader what the sync thread saw fail since its last request
- * (cg_node_set_sync_failed): a copy of its own, made under the mutex. */
+/* Hands reader what the sync thread saw fail since *seen, its last
+ * request (cg_node_set_sync_failed): a copy of its own, made under the
+ * mutex. */
 static void
-pass_sync_failed(struct worker *w)
+pass_sync_failed(cg_server *s, cg_node *reader, unsigned *seen)
 {
-	cg_server *s = w->s;
 	json_t *copy = NULL;
 	bool changed;
 
 	pthread_mutex_lock(&s->mu);
-	changed = s->sync_seq != w->sync_seen;
+	changed = s->sync_seq != *seen;
 	if (changed) {
 		if (json_object_size(s->sync_failed) > 0)
 			copy = json_deep_copy(s->sync_failed);
-		w->sync_seen = s->sync_seq;
+		*seen = s->sync_seq;
 	}
 	pthread_mutex_unlock(&s->mu);
 	if (changed)
-		cg_node_set_sync_failed(w->reader, copy);
+		cg_node_set_sync_failed(reader, copy);
 }
 
 /* Queues a grep for the grep worker; false when its queue is full or the
@@ -613,17 +634,19 @@ enqueue_grep(cg_server *s, nng_ctx ctx, json_t *req, size_t len)
 	return ok;
 }
 
-/* w's reader's reply to req (borrowed), logged. */
+/* reader's reply to req (borrowed, len bytes on the wire), logged; *seen
+ * is the sync_seq reader was last handed (pass_sync_failed). */
 static json_t *
-answer(struct worker *w, const json_t *req, size_t len)
+answer(cg_server *s, cg_node *reader, unsigned *seen, const json_t *req,
+       size_t len)
 {
 	int64_t t0 = cg_mono_ms();
 	json_t *reply;
 
-	pass_sync_failed(w);
-	reply = cg_node_handle(w->reader, req);
-	slog(w->s, "debug", "request op=%s bytes=%zu ok=%d ms=%lld",
-	     op_name(req), len, json_is_true(json_object_get(reply, "ok")),
+	pass_sync_failed(s, reader, seen);
+	reply = cg_node_handle(reader, req);
+	slog(s, "debug", "request op=%s bytes=%zu ok=%d ms=%lld", op_name(req),
+	     len, json_is_true(json_object_get(reply, "ok")),
 	     (long long)(cg_mono_ms() - t0));
 	return reply;
 }
@@ -666,7 +689,7 @@ serve_one(struct worker *w, nng_ctx ctx, nng_msg *msg)
 		           "down");
 		json_decref(req);
 	} else {
-		reply = answer(w, req, len);
+		reply = answer(s, w->reader, &w->sync_seen, req, len);
 		json_decref(req);
 	}
 	nng_msg_free(msg);
@@ -780,7 +803,8 @@ grep_main(void *arg)
 
 	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), CG_SERVER_GREP_NICE);
 	while (take_grep(s, &job)) {
-		json_t *reply = answer(w, job.req, job.len);
+		json_t *reply =
+		    answer(s, w->reader, &w->sync_seen, job.req, job.len);
 
 		json_decref(job.req);
 		send_reply(s, w->reader, job.ctx, w->aio, true, reply);
@@ -872,6 +896,36 @@ run_sync(cg_server *s, const char *why)
 	note_sync(s, reply);
 	json_decref(reply);
 	json_decref(req);
+}
+
+/* --- direct calls ---------------------------------------------------- */
+
+char *
+cg_server_call(cg_server *s, const void *buf, size_t len, size_t *out_len)
+{
+	json_t *req = NULL;
+	json_t *reply;
+	int64_t t0 = cg_mono_ms();
+	cg_err err;
+
+	/* The writer is also the reader: one thread, one node. */
+	cg_err_clear(&err);
+	if (cg_wire_decode(buf, len, &req, &err) != 0) {
+		slog(s, "warn",
+		     "request refused code=%s bytes=%zu reason=\"%s\"",
+		     cg_code_name(err.code), len, err.msg);
+		reply = cg_wire_reply_refused(cg_node_name(s->writer), buf, len,
+		                              &err);
+	} else if (is_sync(req)) {
+		reply = cg_node_handle(s->writer, req);
+		if (reply != NULL)
+			log_sync(s, "request", reply, cg_mono_ms() - t0);
+		note_sync(s, reply);
+	} else {
+		reply = answer(s, s->writer, &s->direct_seen, req, len);
+	}
+	json_decref(req);
+	return encode_reply(s, s->writer, reply, out_len);
 }
 
 /* The reconcile's integrity check: PRAGMA quick_check of one source per
@@ -1036,6 +1090,8 @@ cg_server_start(cg_server *s, cg_err *err)
 {
 	int rc;
 
+	if (s->direct)
+		return 0; /* answers on the caller's thread */
 	if (nng_aio_alloc(&s->sync_aio, NULL, NULL) != 0)
 		return cg_err_set(err, CG_ENOMEM, "node: out of memory");
 	for (size_t i = 0; i < s->nworkers; i++)

@@ -27,6 +27,10 @@
  *   follows new generations before each request; an incremental sync is
  *   one transaction, so no reader sees an empty index.
  *
+ * A direct server (cg_server_opts.direct: a one-shot CLI command) has
+ * neither: one node, no socket, no thread; the caller's thread answers
+ * each request with cg_server_call, syncs included, only when asked.
+ *
  * A cg_node is single-threaded: no node is shared between threads.  A
  * reader never writes except to rebuild an index a query found corrupt
  * (node.h, cg_node_run), serialised with every other writer by the
@@ -91,6 +95,11 @@ typedef struct cg_server_opts {
 	bool oneshot;          /* the process exits after one command: the
 	                          indexes read on read-only connections
 	                          (index.h, cg_index_opts.oneshot) */
+	bool direct;           /* no socket and no thread: requests are
+	                          answered on the caller's thread by
+	                          cg_server_call (implies on_demand; listen
+	                          is then only the node's address in the
+	                          roster) */
 	int workers;           /* serve workers; <= 0: $CORPUS_GW_NODE_WORKERS
 	                          when set, else one per two online CPUs (one
 	                          when on_demand); at most
@@ -113,6 +122,17 @@ const char *cg_server_url(const cg_server *s);
 
 /* Starts the serve workers and the sync thread. */
 int cg_server_start(cg_server *s, cg_err *err);
+
+/*
+ * Answers one request (its wire bytes) on the calling thread, as a serve
+ * worker would over the socket: decoded with the wire limits, a "sync" run
+ * on the writer, any other op on the same node, told first which sources
+ * the last sync failed; returns the reply's bytes (malloc'd, *out_len
+ * set), NULL when out of memory.  Only for a server opened with
+ * opts.direct, and by one thread at a time.
+ */
+char *cg_server_call(cg_server *s, const void *buf, size_t len,
+                     size_t *out_len);
 
 /* Stops the threads (waiting for a sync in progress to finish) and closes
  * the socket; idempotent.  Not callable from the server's own threads. */

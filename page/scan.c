@@ -11,6 +11,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,46 +85,67 @@ cmp_entry(const void *a, const void *b)
 	return strcmp(x->rel, y->rel);
 }
 
-/* Handles one directory entry; may push a folder onto the stack. */
+/* Pushes the folder name of dir onto the stack, unless hidden, an archive
+ * or too deep. */
 static int
-visit(cg_scan *s, const struct pending *dir, const char *name,
+push_dir(const struct pending *dir, const char *name, struct pending **stack,
+         size_t *nstack, size_t *capstack)
+{
+	char *abs;
+	char *rel;
+
+	if (name[0] == '.' || name[0] == '_' || dir->depth + 1 > SCAN_MAX_DEPTH)
+		return 0;
+	if (cg_vec_reserve((void **)stack, capstack, *nstack,
+	                   sizeof(**stack)) != 0)
+		return CG_ENOMEM;
+	abs = cg_path_join(dir->abs, name);
+	rel = cg_path_join(dir->rel, name);
+	if (abs == NULL || rel == NULL) {
+		free(abs);
+		free(rel);
+		return CG_ENOMEM;
+	}
+	(*stack)[*nstack] = (struct pending){
+	    abs, rel,
+	    dir->depth == 0 ? cg_category_for_dir(name) : dir->category,
+	    dir->depth + 1};
+	(*nstack)++;
+	return 0;
+}
+
+/* Handles one directory entry of dir (open as fd); may push a folder onto
+ * the stack.  The entry's type from readdir spares a folder its lstat and
+ * a file not named *.md any; a page file is lstat'ed relative to fd (no
+ * walk of the whole path per file: 9k pages made it a fifth of a no-change
+ * query). */
+static int
+visit(cg_scan *s, const struct pending *dir, int fd, const struct dirent *de,
       struct pending **stack, size_t *nstack, size_t *capstack)
 {
+	const char *name = de->d_name;
 	struct stat st;
-	char *abs = cg_path_join(dir->abs, name);
-	char *rel = cg_path_join(dir->rel, name);
-	int rc = 0;
+	char *rel;
+	int rc;
 
-	if (abs == NULL || rel == NULL) {
-		rc = CG_ENOMEM;
-		goto out;
-	}
-	if (lstat(abs, &st) != 0)
-		goto out; /* vanished between readdir and lstat */
-	if (S_ISDIR(st.st_mode)) {
-		if (name[0] == '.' || name[0] == '_' ||
-		    dir->depth + 1 > SCAN_MAX_DEPTH)
-			goto out;
-		if (cg_vec_reserve((void **)stack, capstack, *nstack,
-		                   sizeof(**stack)) != 0) {
-			rc = CG_ENOMEM;
-			goto out;
-		}
-		(*stack)[*nstack] = (struct pending){
-		    abs, rel,
-		    dir->depth == 0 ? cg_category_for_dir(name) : dir->category,
-		    dir->depth + 1};
-		(*nstack)++;
+	if (de->d_type == DT_DIR)
+		return push_dir(dir, name, stack, nstack, capstack);
+	if (de->d_type != DT_UNKNOWN &&
+	    (!ends_with_md(name) || cg_scan_excluded(name)))
 		return 0;
-	}
+	if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return 0; /* vanished between readdir and lstat */
+	if (S_ISDIR(st.st_mode))
+		return push_dir(dir, name, stack, nstack, capstack);
 	if (!ends_with_md(name) || cg_scan_excluded(name))
-		goto out;
-	if (S_ISLNK(st.st_mode))
-		rc = push_entry(s, rel, dir->category, &st, CG_SCAN_SYMLINK);
-	else if (S_ISREG(st.st_mode))
-		rc = push_entry(s, rel, dir->category, &st, CG_SCAN_FILE);
-out:
-	free(abs);
+		return 0;
+	if (!S_ISLNK(st.st_mode) && !S_ISREG(st.st_mode))
+		return 0;
+	rel = cg_path_join(dir->rel, name);
+	if (rel == NULL)
+		return CG_ENOMEM;
+	rc = push_entry(s, rel, dir->category, &st,
+	                S_ISLNK(st.st_mode) ? CG_SCAN_SYMLINK : CG_SCAN_FILE);
 	free(rel);
 	return rc;
 }
@@ -142,7 +164,7 @@ scan_dir(cg_scan *s, struct pending *dir, struct pending **stack,
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		rc = visit(s, dir, de->d_name, stack, nstack, capstack);
+		rc = visit(s, dir, dirfd(d), de, stack, nstack, capstack);
 	}
 	closedir(d);
 	return rc;

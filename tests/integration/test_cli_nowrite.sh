@@ -4,7 +4,11 @@
 # the workspace or the index cache, and nothing is synced to disk (no
 # fsync, no fdatasync) anywhere.  The same trace of a query after a page
 # changed must show the writes, so the test sees a regression.  The only
-# write left is nng naming its threads in /proc, which stores nothing.
+# write left is the answer on stdout.  Nor does it start a thread per
+# node: its nodes are called directly (gateway/direct.h), where each used
+# to run a serve and a sync thread and nng its own pool; a round shares
+# the nodes with one helper per other CPU the process may use, so on one
+# CPU (taskset) it starts no thread at all.
 set -euo pipefail
 : "${CG_BIN:?}" "${CG_SRC:?}"
 # shellcheck source=tests/integration/nowrite.sh
@@ -41,6 +45,25 @@ grep -q "Rolling back a deploy" "$tmp/out1" || {
 if [ -n "$(writes)" ]; then
 	echo "FAIL: a no-change query wrote:" >&2
 	writes | head -20 >&2
+	exit 1
+fi
+
+# threads: the threads a no-change query on one CPU starts (clone with
+# CLONE_THREAD).
+command -v taskset >/dev/null || {
+	echo "test_cli_nowrite: taskset is not installed (util-linux)" >&2
+	exit 1
+}
+traced_run "$tmp/threads" clone,clone3 taskset -c 0 "$CG_BIN" query \
+	--workspace "$tmp/ws" deploy >"$tmp/out0"
+grep -q "Rolling back a deploy" "$tmp/out0" || {
+	echo "FAIL: the traced no-change query did not answer" >&2
+	exit 1
+}
+if grep -q CLONE_THREAD "$tmp/threads"; then
+	echo "FAIL: a no-change query started $(grep -c CLONE_THREAD \
+		"$tmp/threads") thread(s):" >&2
+	grep CLONE_THREAD "$tmp/threads" | head -5 >&2
 	exit 1
 fi
 
