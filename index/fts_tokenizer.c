@@ -130,7 +130,7 @@ struct bound_walk {
 	const char *text;
 	int prev_end; /* end of the previous token; -1 before the first */
 	int next;     /* the next token's position */
-	int upto;     /* the walk stops past this position */
+	int upto;     /* the walk stops at the first boundary past it */
 	cg_fts_bounds *out;
 };
 
@@ -148,7 +148,10 @@ bound_cb(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
 	}
 	w->prev_end = end;
 	w->next++;
-	return w->next > w->upto || w->out->n == CG_FTS_BOUNDS_MAX;
+	/* Past upto, the walk runs on to the next boundary: the end of the
+	 * unit that holds upto. */
+	return (w->out->n > 0 && w->out->pos[w->out->n - 1] > w->upto) ||
+	       w->out->n == CG_FTS_BOUNDS_MAX;
 }
 
 void

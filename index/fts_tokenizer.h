@@ -28,8 +28,9 @@ typedef struct cg_fts_bounds {
 
 /* Fills out with the positions (token offsets, as FTS5 counts them for a
  * document: the words and the boundary tokens) of the boundaries of n
- * bytes of a document's column text, up to position upto (the walk stops
- * there) and at most CG_FTS_BOUNDS_MAX of them. */
+ * bytes of a document's column text, up to the first boundary past
+ * position upto (the end of the unit that holds upto; the walk stops
+ * there, or at the text's end) and at most CG_FTS_BOUNDS_MAX of them. */
 void cg_fts_boundaries(const char *text, int n, int upto, cg_fts_bounds *out);
 
 #endif

@@ -8,7 +8,9 @@
  * slugs ("postgres" finds use-postgres.md titled "PostgreSQL") and
  * proximity (terms in one list item rank above the same terms scattered),
  * and the unit tier: words in one line or list item rank above the same
- * words nearer together but in two list items, or one in the title.
+ * words nearer together but in two list items, or one in the title; and
+ * within the tier, the unit that holds the words with the fewest others
+ * ranks first.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +71,16 @@ setup(void **state)
 	         "# Notes six\n\n- Run mount.\n- Volume sizes.\n");
 	cgt_page(ws, ".guild/wiki/concepts/title.md", NULL,
 	         "# Volume\n\n- Mount it.\n");
+	/* "open directory": both pages hold the words adjacent in one list
+	 * item.  unit-long.md is the shorter page and says "directory" twice,
+	 * so BM25 and the window alone put it first; unit-short.md's item
+	 * holds the two words and nothing else, and it sorts last by path. */
+	cgt_page(ws, ".guild/wiki/concepts/unit-long.md", NULL,
+	         "# Notes seven\n\n- Open directory windows, each directory "
+	         "in a tab of the file manager.\n");
+	cgt_page(ws, ".guild/wiki/concepts/unit-short.md", NULL,
+	         "# Notes eight\n\n- Open directory.\n- " FILLER "\n- " FILLER
+	         "\n");
 	return 0;
 }
 
@@ -200,6 +212,21 @@ test_unit_tier(void **state)
 	json_decref(a);
 }
 
+/* Within the unit tier, the denser unit first: the words with the fewest
+ * other words around them in their paragraph or list item. */
+static void
+test_unit_density(void **state)
+{
+	json_t *a = cgt_query(ws, cache, "directory open", NULL);
+
+	(void)state;
+	assert_int_equal(cgt_rank(a, "unit-short.md"), 0);
+	assert_int_equal(cgt_rank(a, "unit-long.md"), 1);
+	assert_string_equal(str(cgt_hit(a, "unit-short.md"), "match"), "all");
+	assert_string_equal(str(cgt_hit(a, "unit-long.md"), "match"), "all");
+	json_decref(a);
+}
+
 /* The query syntax with the ranking: an exclusion drops a page the word
  * forms bring, a required phrase filters the forms pass, and an OR group
  * whose other alternative is absent still gets the proximity bonus. */
@@ -234,6 +261,7 @@ main(void)
 	    cmocka_unit_test(test_slug),
 	    cmocka_unit_test(test_proximity),
 	    cmocka_unit_test(test_unit_tier),
+	    cmocka_unit_test(test_unit_density),
 	    cmocka_unit_test(test_with_syntax),
 	};
 

@@ -481,11 +481,35 @@ test_fts5_forms_and_paragraphs(void **state)
 	sqlite3_close(db);
 }
 
+/* cg_fts_boundaries walks on past upto to the next boundary (the end of
+ * the unit that holds upto, which rank.c measures), and no further. */
+static void
+test_boundaries_to_unit_end(void **state)
+{
+	/* one0 two1 |2 three3 four4 five5 |6 six7 |8 seven9 */
+	static const char text[] =
+	    "one two\n\n- three four five\n- six\n\nseven";
+	cg_fts_bounds b;
+
+	(void)state;
+	cg_fts_boundaries(text, (int)strlen(text), 4, &b);
+	assert_int_equal(b.n, 2);
+	assert_int_equal(b.pos[0], 2);
+	assert_int_equal(b.pos[1], 6);
+	/* a position in the last unit: every boundary, to the text's end */
+	cg_fts_boundaries(text, (int)strlen(text), 9, &b);
+	assert_int_equal(b.n, 3);
+	assert_int_equal(b.pos[2], 8);
+	cg_fts_boundaries(NULL, 0, 3, &b);
+	assert_int_equal(b.n, 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fts5_forms_and_paragraphs),
+	    cmocka_unit_test(test_boundaries_to_unit_end),
 	    cmocka_unit_test(test_fold_latin),
 	    cmocka_unit_test(test_fold_fullwidth),
 	    cmocka_unit_test(test_fold_greek_cyrillic),
