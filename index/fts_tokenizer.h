@@ -20,10 +20,15 @@ int cg_fts_tokenizer_register(sqlite3 *db);
 /* Boundaries kept per column text (a walk stops at the last one). */
 #define CG_FTS_BOUNDS_MAX 256
 
-/* Positions of paragraph and list item boundaries of one column. */
+/* Positions of paragraph and list item boundaries of one column, and the
+ * stopwords (page/query.h) before each: a unit's words that say what it
+ * is about are its tokens less its stopwords. */
 typedef struct cg_fts_bounds {
-	int n;                      /* positions kept */
-	int pos[CG_FTS_BOUNDS_MAX]; /* ascending */
+	int n;                       /* positions kept */
+	int pos[CG_FTS_BOUNDS_MAX];  /* ascending */
+	int stop[CG_FTS_BOUNDS_MAX]; /* stopwords before pos[i] */
+	int nstop;                   /* stopwords before where the walk
+	                              * stopped */
 } cg_fts_bounds;
 
 /* Fills out with the positions (token offsets, as FTS5 counts them for a

@@ -10,7 +10,8 @@
  * UNIT_WEIGHT (the density bonus) was chosen on the tldr sets of
  * bench/rank-bench: kw MRR@10 rose with it up to about 20 and stayed flat
  * to 200 on the development set and three fresh seeds (BENCHMARKS.md,
- * issue 12); the other sets did not move.
+ * issue 12), and leaving the stopwords out of a unit's length added more;
+ * the other sets did not move.
  */
 #include "index/rank.h"
 
@@ -287,6 +288,7 @@ unit_len(const cg_rank_ctx *r, struct row *w, int col, int lo, int hi)
 	int a = 0;
 	int start;
 	int end;
+	int stops;
 
 	if (col < CONTENT_FIRST || col >= CONTENT_END)
 		return 0;
@@ -299,7 +301,13 @@ unit_len(const cg_rank_ctx *r, struct row *w, int col, int lo, int hi)
 	/* the walk stops at the first boundary past the last kept position,
 	 * or at the column's end (or CG_FTS_BOUNDS_MAX: the rest is one) */
 	end = a < b->n ? b->pos[a] : (int)w->len[col];
-	return end > hi ? end - start : hi - start + 1;
+	if (end <= hi)
+		end = hi + 1;
+	/* less its stopwords (never below the window's terms: proximity
+	 * clamps to nterms) */
+	stops =
+	    (a < b->n ? b->stop[a] : b->nstop) - (a > 0 ? b->stop[a - 1] : 0);
+	return end - start - stops > 1 ? end - start - stops : 1;
 }
 
 /* The best window of a row: the shortest span, in tokens, of at most

@@ -10,7 +10,7 @@
  * and the unit tier: words in one line or list item rank above the same
  * words nearer together but in two list items, or one in the title; and
  * within the tier, the unit that holds the words with the fewest others
- * ranks first.
+ * (stopwords aside) ranks first.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +78,15 @@ setup(void **state)
 	cgt_page(ws, ".guild/wiki/concepts/unit-long.md", NULL,
 	         "# Notes seven\n\n- Open directory windows, each directory "
 	         "in a tab of the file manager.\n");
+	/* "server start": both list items are six tokens long;
+	 * serve-plain.md's holds the words adjacent and four more content
+	 * words, serve-stop.md's holds them a word apart with only stopwords
+	 * between and after, and sorts last by path. */
+	cgt_page(ws, ".guild/wiki/concepts/serve-plain.md", NULL,
+	         "# Notes nine\n\n- Start server daemon process background "
+	         "jobs.\n");
+	cgt_page(ws, ".guild/wiki/concepts/serve-stop.md", NULL,
+	         "# Notes ten\n\n- Start the server in the background.\n");
 	cgt_page(ws, ".guild/wiki/concepts/unit-short.md", NULL,
 	         "# Notes eight\n\n- Open directory.\n- " FILLER "\n- " FILLER
 	         "\n");
@@ -227,6 +236,21 @@ test_unit_density(void **state)
 	json_decref(a);
 }
 
+/* A unit's density counts its words less its stopwords: "Start the
+ * server in the background" is about starting the server more than
+ * "Start server daemon process background jobs", though longer in span. */
+static void
+test_unit_density_stopwords(void **state)
+{
+	json_t *a = cgt_query(ws, cache, "server start", NULL);
+
+	(void)state;
+	assert_int_equal(cgt_rank(a, "serve-stop.md"), 0);
+	assert_int_equal(cgt_rank(a, "serve-plain.md"), 1);
+	assert_string_equal(str(cgt_hit(a, "serve-plain.md"), "match"), "all");
+	json_decref(a);
+}
+
 /* The query syntax with the ranking: an exclusion drops a page the word
  * forms bring, a required phrase filters the forms pass, and an OR group
  * whose other alternative is absent still gets the proximity bonus. */
@@ -262,6 +286,7 @@ main(void)
 	    cmocka_unit_test(test_proximity),
 	    cmocka_unit_test(test_unit_tier),
 	    cmocka_unit_test(test_unit_density),
+	    cmocka_unit_test(test_unit_density_stopwords),
 	    cmocka_unit_test(test_with_syntax),
 	};
 
