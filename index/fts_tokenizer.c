@@ -19,8 +19,9 @@
  * colocated tokens; a query phrase starting with CG_TAIL_MARK has that
  * tail as its first token.  cg_fts_boundaries walks a column's text the
  * same way to tell the rank function (index/rank.c) where the boundary
- * tokens sit.  It must not emit forms, tails or boundaries for queries,
- * or keep state between calls beyond its stemmer.
+ * tokens sit and how many stopwords each unit holds.  It must not emit forms,
+ * tails or boundaries for queries, or keep state between calls beyond its
+ * stemmer.
  */
 #include "index/fts_tokenizer.h"
 
@@ -30,6 +31,7 @@
 
 #include "common/cg_err.h"
 #include "index/sql.h"
+#include "page/query.h"
 #include "page/token.h"
 
 /* One tokenizer instance: its stemmer (FTS5 uses an instance from one
@@ -130,7 +132,7 @@ struct bound_walk {
 	const char *text;
 	int prev_end; /* end of the previous token; -1 before the first */
 	int next;     /* the next token's position */
-	int upto;     /* the walk stops past this position */
+	int upto;     /* the walk stops at the first boundary past it */
 	cg_fts_bounds *out;
 };
 
@@ -139,16 +141,19 @@ bound_cb(void *ctx, const char *tok, int ntok, int start, int end, bool cjk)
 {
 	struct bound_walk *w = ctx;
 
-	(void)tok;
-	(void)ntok;
 	(void)cjk;
 	if (w->prev_end >= 0 && para_break(w->text, w->prev_end, start)) {
+		w->out->stop[w->out->n] = w->out->nstop;
 		w->out->pos[w->out->n++] = w->next;
 		w->next++;
 	}
+	w->out->nstop += cg_query_stopword(tok, ntok);
 	w->prev_end = end;
 	w->next++;
-	return w->next > w->upto || w->out->n == CG_FTS_BOUNDS_MAX;
+	/* Past upto, the walk runs on to the next boundary: the end of the
+	 * unit that holds upto. */
+	return (w->out->n > 0 && w->out->pos[w->out->n - 1] > w->upto) ||
+	       w->out->n == CG_FTS_BOUNDS_MAX;
 }
 
 void
@@ -158,6 +163,7 @@ cg_fts_boundaries(const char *text, int n, int upto, cg_fts_bounds *out)
 	    .text = text, .prev_end = -1, .upto = upto, .out = out};
 
 	out->n = 0;
+	out->nstop = 0;
 	if (text != NULL && n > 0)
 		(void)cg_token_each(text, n, bound_cb, &w);
 }

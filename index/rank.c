@@ -6,8 +6,14 @@
  * reads instances; column sizes only for a row that may reach the caller's
  * floor (rank.h: a row that cannot enter the list is classed but not
  * scored); a column's text only for a row whose terms come within
- * PROX_WINDOW tokens (the unit boundaries, rank.h), and then only up to the
- * last kept term position.
+ * PROX_WINDOW tokens (the unit boundaries, rank.h), and then only up to
+ * the end of the unit of the last kept term position.
+ *
+ * UNIT_WEIGHT (the density bonus) was chosen on the tldr sets of
+ * bench/rank-bench: kw MRR@10 rose with it up to about 20 and stayed flat
+ * to 200 on the development set and three fresh seeds (BENCHMARKS.md,
+ * issue 12), and leaving the stopwords out of a unit's length added more;
+ * the other sets did not move.
  */
 #include "index/rank.h"
 
@@ -28,6 +34,9 @@
  * bonus for adjacent terms as a share of sum(idf). */
 #define PROX_WINDOW 24
 #define PROX_WEIGHT 1.0
+/* The unit's density (rank.h): the bonus for a unit that holds the terms
+ * and nothing else, as a share of sum(idf). */
+#define UNIT_WEIGHT 20.0
 /* Positions kept per term for the window (the first ones of the row). */
 #define POS_MAX 64
 /* Phrases of an expression: terms, the phrase, two forms per term. */
@@ -254,46 +263,77 @@ last_pos(const cg_rank_ctx *r, const struct row *w, int col)
 	return last;
 }
 
-/* True when a paragraph or list item boundary of content column col lies
- * between positions lo and hi: the window spans two units. */
-static bool
-crosses(const cg_rank_ctx *r, struct row *w, int col, int lo, int hi)
+/* Reads content column col's unit boundaries on the first window that
+ * needs them (rank.h: only rows whose terms come within PROX_WINDOW). */
+static const cg_fts_bounds *
+bounds_of(const cg_rank_ctx *r, struct row *w, int col)
 {
-	int n;
-	int a = 0;
-
-	if (col < CONTENT_FIRST || col >= CONTENT_END)
-		return false;
 	if (!w->got[col]) {
 		const char *z = NULL;
 		int len = 0;
 
 		if (w->api->xColumnText(w->fc, col, &z, &len) != SQLITE_OK)
 			len = 0;
-		/* a window past the last kept boundary counts as one unit */
+		/* up to the end of the unit of the last kept term position */
 		cg_fts_boundaries(z, len, last_pos(r, w, col), &w->b[col]);
 		w->got[col] = true;
 	}
-	n = w->b[col].n;
-	while (a < n && w->b[col].pos[a] <= lo) /* ascending, few */
-		a++;
-	return a < n && w->b[col].pos[a] < hi;
+	return &w->b[col];
 }
 
-/* The shortest span, in tokens, of at most PROX_WINDOW tokens inside one
- * unit (a paragraph or list item) of one content column that holds a kept
- * position of every term (of every present alternative of a group);
- * INT32_MAX when there is none. */
+/* The length in tokens of the unit (paragraph or list item) of content
+ * column col that holds positions lo..hi; 0 when a boundary lies between
+ * them (the window spans two units). */
 static int
-min_span(const cg_rank_ctx *r, struct row *w)
+unit_len(const cg_rank_ctx *r, struct row *w, int col, int lo, int hi)
+{
+	const cg_fts_bounds *b;
+	int a = 0;
+	int start;
+	int end;
+	int stops;
+
+	if (col < CONTENT_FIRST || col >= CONTENT_END)
+		return 0;
+	b = bounds_of(r, w, col);
+	while (a < b->n && b->pos[a] <= lo) /* ascending, few */
+		a++;
+	if (a < b->n && b->pos[a] < hi)
+		return 0;
+	start = a > 0 ? b->pos[a - 1] + 1 : 0;
+	/* the walk stops at the first boundary past the last kept position,
+	 * or at the column's end (or CG_FTS_BOUNDS_MAX: the rest is one) */
+	end = a < b->n ? b->pos[a] : (int)w->len[col];
+	if (end <= hi)
+		end = hi + 1;
+	/* less its stopwords (never below the window's terms: proximity
+	 * clamps to nterms) */
+	stops =
+	    (a < b->n ? b->stop[a] : b->nstop) - (a > 0 ? b->stop[a - 1] : 0);
+	return end - start - stops > 1 ? end - start - stops : 1;
+}
+
+/* The best window of a row: the shortest span, in tokens, of at most
+ * PROX_WINDOW tokens inside one unit of one content column that holds a
+ * kept position of every term (of every present alternative of a group),
+ * and the shortest unit that holds such a window; both INT32_MAX when
+ * there is none. */
+struct window {
+	int span;
+	int unit;
+};
+
+static struct window
+best_window(const cg_rank_ctx *r, struct row *w)
 {
 	int at[CG_QUERY_MAX_TERMS] = {0};
-	int best = INT32_MAX;
+	struct window best = {INT32_MAX, INT32_MAX};
 
 	for (;;) {
 		int lo = 0;
 		int hi = 0;
 		int arg = -1;
+		int u;
 
 		for (int i = 0; i < r->nterms; i++) {
 			int v;
@@ -313,10 +353,14 @@ min_span(const cg_rank_ctx *r, struct row *w)
 		if (arg < 0)
 			return best;
 		/* Same column: the column sits in the high bits. */
-		if ((lo >> 24) == (hi >> 24) && hi - lo + 1 < best &&
-		    hi - lo + 1 <= PROX_WINDOW &&
-		    !crosses(r, w, lo >> 24, lo & 0xffffff, hi & 0xffffff))
-			best = hi - lo + 1;
+		if ((lo >> 24) == (hi >> 24) && hi - lo + 1 <= PROX_WINDOW &&
+		    (u = unit_len(r, w, lo >> 24, lo & 0xffffff,
+		                  hi & 0xffffff)) > 0) {
+			if (hi - lo + 1 < best.span)
+				best.span = hi - lo + 1;
+			if (u < best.unit)
+				best.unit = u;
+		}
 		at[arg]++;
 	}
 }
@@ -325,17 +369,18 @@ static double
 proximity(const cg_rank_ctx *r, struct row *w)
 {
 	double sum = 0.0;
-	int span;
+	double n = r->nterms;
+	struct window b;
 
 	if (r->nterms < 2)
 		return 0.0;
-	span = min_span(r, w);
-	if (span > PROX_WINDOW)
+	b = best_window(r, w);
+	if (b.span > PROX_WINDOW)
 		return 0.0;
 	for (int p = 0; p < r->nterms; p++)
 		sum += r->idf[p];
-	return r->tier + PROX_WEIGHT * sum * r->nterms /
-	                     (span < r->nterms ? r->nterms : span);
+	return r->tier + PROX_WEIGHT * sum * n / (b.span < n ? n : b.span) +
+	       UNIT_WEIGHT * sum * n / (b.unit < n ? n : b.unit);
 }
 
 static double

@@ -31,11 +31,18 @@
  * paragraph or list item ranks above every one that scatters them (a title
  * word plus a body word, words in two neighbouring list items), and within
  * the tier PROX_WEIGHT * sum(idf) * terms / span more, which is sum(idf)
- * when the terms are adjacent.  Scattered terms gain nothing.  Only a row
- * whose terms come within PROX_WINDOW reads its column text, for the
- * boundaries.  Word forms are only looked
- * up by the any-term pass (forms = 1), and never change an ALL or PHRASE
- * score, so both passes score those rows alike.
+ * when the terms are adjacent, and UNIT_WEIGHT * sum(idf) * terms / unit
+ * more, the unit's density: unit is the length in tokens, less its
+ * stopwords (page/query.h: "the", "in", ... say nothing of what a unit is
+ * about), of the shortest unit that holds such a window, so "- Open
+ * directory:" outranks "- Open the current directory in Finder" for "open
+ * directory" (a unit that holds the words and little else is about them).
+ * UNIT_WEIGHT is large enough that density mostly decides among the rows of the
+ * tier, and BM25F among rows of equal density.  Scattered terms gain nothing.
+ * Only a row whose terms come within PROX_WINDOW reads its column text, for the
+ * boundaries (up to the end of the unit of its last kept term position).  Word
+ * forms are only looked up by the any-term pass (forms = 1), and never change
+ * an ALL or PHRASE score, so both passes score those rows alike.
  *
  * May be included by index/ only (the search and the index that registers
  * the function).

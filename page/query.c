@@ -501,13 +501,25 @@ is_plain_word(const cg_query *q, size_t i)
 	       !(i + 1 < q->n && q->terms[i + 1].alt);
 }
 
+bool
+cg_query_stopword(const char *tok, int n)
+{
+	char w[8]; /* longer than any stopword */
+
+	if (tok == NULL || n <= 0 || n >= (int)sizeof(w))
+		return false;
+	memcpy(w, tok, (size_t)n);
+	w[n] = '\0';
+	return bsearch(w, stopwords, sizeof(stopwords) / sizeof(stopwords[0]),
+	               sizeof(stopwords[0]), cmp_word) != NULL;
+}
+
 static bool
 is_stopword(const cg_query *q, size_t i)
 {
 	return is_plain_word(q, i) &&
-	       bsearch(q->terms[i].text, stopwords,
-	               sizeof(stopwords) / sizeof(stopwords[0]),
-	               sizeof(stopwords[0]), cmp_word) != NULL;
+	       cg_query_stopword(q->terms[i].text,
+	                         (int)strlen(q->terms[i].text));
 }
 
 /* Drops plain stopword terms when another term remains.  A dropped term

@@ -161,6 +161,11 @@ char *cg_query_fts(const cg_query *q, enum cg_match m);
  * NULL. */
 bool cg_query_has_phrase(const cg_query *q);
 
+/* True when tok (n bytes of a folded token) is one of the English
+ * function words a query drops beside other words (the stopwords above):
+ * index/rank.c leaves them out of a unit's length. */
+bool cg_query_stopword(const char *tok, int n);
+
 /*
  * The expression of a ranking pass (index/search.c): every term, in query
  * order, over all five columns, joined by OR (all false: every row any

@@ -8,7 +8,9 @@
  * slugs ("postgres" finds use-postgres.md titled "PostgreSQL") and
  * proximity (terms in one list item rank above the same terms scattered),
  * and the unit tier: words in one line or list item rank above the same
- * words nearer together but in two list items, or one in the title.
+ * words nearer together but in two list items, or one in the title; and
+ * within the tier, the unit that holds the words with the fewest others
+ * (stopwords aside) ranks first.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +71,25 @@ setup(void **state)
 	         "# Notes six\n\n- Run mount.\n- Volume sizes.\n");
 	cgt_page(ws, ".guild/wiki/concepts/title.md", NULL,
 	         "# Volume\n\n- Mount it.\n");
+	/* "open directory": both pages hold the words adjacent in one list
+	 * item.  unit-long.md is the shorter page and says "directory" twice,
+	 * so BM25 and the window alone put it first; unit-short.md's item
+	 * holds the two words and nothing else, and it sorts last by path. */
+	cgt_page(ws, ".guild/wiki/concepts/unit-long.md", NULL,
+	         "# Notes seven\n\n- Open directory windows, each directory "
+	         "in a tab of the file manager.\n");
+	/* "server start": both list items are six tokens long;
+	 * serve-plain.md's holds the words adjacent and four more content
+	 * words, serve-stop.md's holds them a word apart with only stopwords
+	 * between and after, and sorts last by path. */
+	cgt_page(ws, ".guild/wiki/concepts/serve-plain.md", NULL,
+	         "# Notes nine\n\n- Start server daemon process background "
+	         "jobs.\n");
+	cgt_page(ws, ".guild/wiki/concepts/serve-stop.md", NULL,
+	         "# Notes ten\n\n- Start the server in the background.\n");
+	cgt_page(ws, ".guild/wiki/concepts/unit-short.md", NULL,
+	         "# Notes eight\n\n- Open directory.\n- " FILLER "\n- " FILLER
+	         "\n");
 	return 0;
 }
 
@@ -200,6 +221,36 @@ test_unit_tier(void **state)
 	json_decref(a);
 }
 
+/* Within the unit tier, the denser unit first: the words with the fewest
+ * other words around them in their paragraph or list item. */
+static void
+test_unit_density(void **state)
+{
+	json_t *a = cgt_query(ws, cache, "directory open", NULL);
+
+	(void)state;
+	assert_int_equal(cgt_rank(a, "unit-short.md"), 0);
+	assert_int_equal(cgt_rank(a, "unit-long.md"), 1);
+	assert_string_equal(str(cgt_hit(a, "unit-short.md"), "match"), "all");
+	assert_string_equal(str(cgt_hit(a, "unit-long.md"), "match"), "all");
+	json_decref(a);
+}
+
+/* A unit's density counts its words less its stopwords: "Start the
+ * server in the background" is about starting the server more than
+ * "Start server daemon process background jobs", though longer in span. */
+static void
+test_unit_density_stopwords(void **state)
+{
+	json_t *a = cgt_query(ws, cache, "server start", NULL);
+
+	(void)state;
+	assert_int_equal(cgt_rank(a, "serve-stop.md"), 0);
+	assert_int_equal(cgt_rank(a, "serve-plain.md"), 1);
+	assert_string_equal(str(cgt_hit(a, "serve-plain.md"), "match"), "all");
+	json_decref(a);
+}
+
 /* The query syntax with the ranking: an exclusion drops a page the word
  * forms bring, a required phrase filters the forms pass, and an OR group
  * whose other alternative is absent still gets the proximity bonus. */
@@ -234,6 +285,8 @@ main(void)
 	    cmocka_unit_test(test_slug),
 	    cmocka_unit_test(test_proximity),
 	    cmocka_unit_test(test_unit_tier),
+	    cmocka_unit_test(test_unit_density),
+	    cmocka_unit_test(test_unit_density_stopwords),
 	    cmocka_unit_test(test_with_syntax),
 	};
 

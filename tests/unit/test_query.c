@@ -748,6 +748,16 @@ test_stopwords(void **state)
 	assert_int_equal(q.n, 3); /* what, is, it: all kept */
 	assert_int_equal(q.nstop, 0);
 	cg_query_fini(&q);
+	/* The same list for a token of a document (index/rank.c): n bytes,
+	 * not NUL-terminated. */
+	assert_true(cg_query_stopword("the", 3));
+	assert_true(cg_query_stopword("them", 3)); /* "the" */
+	assert_true(cg_query_stopword("should", 6));
+	assert_false(cg_query_stopword("thee", 4));
+	assert_false(cg_query_stopword("shoulder", 8));
+	assert_false(cg_query_stopword("The", 3)); /* tokens are folded */
+	assert_false(cg_query_stopword("", 0));
+	assert_false(cg_query_stopword(NULL, 3));
 }
 
 /* Word forms: only the any-term pass looks them up, after the phrase. */

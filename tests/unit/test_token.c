@@ -481,11 +481,56 @@ test_fts5_forms_and_paragraphs(void **state)
 	sqlite3_close(db);
 }
 
+/* cg_fts_boundaries walks on past upto to the next boundary (the end of
+ * the unit that holds upto, which rank.c measures), and no further. */
+static void
+test_boundaries_to_unit_end(void **state)
+{
+	/* one0 two1 |2 three3 four4 five5 |6 six7 |8 seven9 */
+	static const char text[] =
+	    "one two\n\n- three four five\n- six\n\nseven";
+	cg_fts_bounds b;
+
+	(void)state;
+	cg_fts_boundaries(text, (int)strlen(text), 4, &b);
+	assert_int_equal(b.n, 2);
+	assert_int_equal(b.pos[0], 2);
+	assert_int_equal(b.pos[1], 6);
+	/* a position in the last unit: every boundary, to the text's end */
+	cg_fts_boundaries(text, (int)strlen(text), 9, &b);
+	assert_int_equal(b.n, 3);
+	assert_int_equal(b.pos[2], 8);
+	cg_fts_boundaries(NULL, 0, 3, &b);
+	assert_int_equal(b.n, 0);
+	assert_int_equal(b.nstop, 0);
+}
+
+/* ... and counts the stopwords before each boundary (a unit's length
+ * without them, index/rank.c). */
+static void
+test_boundaries_count_stopwords(void **state)
+{
+	/* the0* cat1 |2 a3* dog4 and5* the6* fox7 |8 six9 */
+	static const char text[] = "The cat\n\n- a dog and the fox\n- six";
+	cg_fts_bounds b;
+
+	(void)state;
+	cg_fts_boundaries(text, (int)strlen(text), 4, &b);
+	assert_int_equal(b.n, 2);
+	assert_int_equal(b.pos[1], 8);
+	assert_int_equal(b.stop[0], 1);
+	assert_int_equal(b.stop[1], 4); /* 3 in the list item */
+	cg_fts_boundaries(text, (int)strlen(text), 9, &b);
+	assert_int_equal(b.nstop, 4); /* to the text's end */
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_fts5_forms_and_paragraphs),
+	    cmocka_unit_test(test_boundaries_to_unit_end),
+	    cmocka_unit_test(test_boundaries_count_stopwords),
 	    cmocka_unit_test(test_fold_latin),
 	    cmocka_unit_test(test_fold_fullwidth),
 	    cmocka_unit_test(test_fold_greek_cyrillic),
